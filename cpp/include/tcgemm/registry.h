@@ -1,0 +1,46 @@
+// The kernel registry: one entry per kernel variant. Tests, the benchmark and
+// `auto` dispatch iterate over it, so a variant is tested and timed by being
+// registered here and nothing else.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "tcgemm/status.h"
+#include "tcgemm/types.h"
+
+namespace tcgemm {
+
+using LaunchFn = Status (*)(const GemmArgs&);
+
+struct KernelInfo {
+  const char* name;         // stable: "sm89.mma_swz_x4.s4", "sm90.ws_persistent", ...
+  const char* family;       // "sm89", "sm90", "sm100"
+  const char* description;  // one line: the idea this variant adds over the previous one
+  int arch;                 // compute capability it needs, e.g. 89, 90, 100
+  unsigned dtypes;          // bit(DType) mask
+  unsigned layouts;         // bit(Layout) mask
+  unsigned accums;          // bit(Accum) mask
+  int tile_m, tile_n, tile_k;
+  int stages;
+  LaunchFn launch;          // nullptr when the family was not built
+  // Device compute capabilities (major*10+minor) whose SASS this build holds
+  // for the family, e.g. {89, 90} for the Ada family.
+  std::vector<int> sass_for;
+};
+
+// Every registered kernel, built or not, in ladder order.
+const std::vector<KernelInfo>& kernels();
+
+// nullptr if no kernel has that name.
+const KernelInfo* find_kernel(const std::string& name);
+
+// Why `k` cannot run on the current device, or ok.
+Status check_runnable(const KernelInfo& k);
+
+// Why `k` cannot take these arguments (dtype, layout, accumulator), or ok.
+Status check_supports(const KernelInfo& k, const GemmArgs& args);
+
+// The kernel that `auto` picks for these arguments on the current device.
+const KernelInfo* pick_auto(const GemmArgs& args, Status* why);
+
+}  // namespace tcgemm

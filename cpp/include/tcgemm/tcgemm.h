@@ -1,0 +1,8 @@
+// Umbrella header of the tcgemm C++ API.
+#pragma once
+#include "tcgemm/device.h"
+#include "tcgemm/gemm.h"
+#include "tcgemm/registry.h"
+#include "tcgemm/status.h"
+#include "tcgemm/types.h"
+#include "tcgemm/bench.h"

@@ -1,0 +1,119 @@
+// Device queries and DeviceBuffer.
+#include <cuda_runtime_api.h>
+
+#include <mutex>
+#include <vector>
+
+#include "core/launch_check.h"
+#include "tcgemm/device.h"
+
+namespace tcgemm {
+
+int device_count() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky "no driver/no device" error
+    return 0;
+  }
+  return n;
+}
+
+Status current_device(DeviceInfo* out) {
+  if (device_count() == 0)
+    return Status::Error(StatusCode::no_device, "no CUDA device was found (no GPU, or no NVIDIA driver)");
+  int dev = 0;
+  TCGEMM_CUDA_TRY(cudaGetDevice(&dev));
+  // Properties do not change while the process runs: cache them per device.
+  static std::mutex mu;
+  static std::vector<DeviceInfo> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  for (const auto& d : cache)
+    if (d.index == dev) return *out = d, Status::Ok();
+  cudaDeviceProp prop{};
+  TCGEMM_CUDA_TRY(cudaGetDeviceProperties(&prop, dev));
+  DeviceInfo info;
+  info.index = dev;
+  info.name = prop.name;
+  info.cc = prop.major * 10 + prop.minor;
+  info.sm_count = prop.multiProcessorCount;
+  info.l2_bytes = prop.l2CacheSize;
+  info.smem_optin_bytes = prop.sharedMemPerBlockOptin;
+  cache.push_back(info);
+  *out = info;
+  return Status::Ok();
+}
+
+DeviceBuffer::~DeviceBuffer() { free(); }
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& o) noexcept { *this = std::move(o); }
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
+  if (this != &o) {
+    free();
+    ptr_ = o.ptr_, rows_ = o.rows_, cols_ = o.cols_, pitch_ = o.pitch_, dtype_ = o.dtype_, device_ = o.device_;
+    o.ptr_ = nullptr;
+  }
+  return *this;
+}
+
+void DeviceBuffer::free() {
+  if (ptr_) {
+    cudaFree(ptr_);  // frees on the device the pointer belongs to
+    ptr_ = nullptr;
+  }
+}
+
+Status DeviceBuffer::allocate(int64_t rows, int64_t cols, DType dtype, DeviceBuffer* out) {
+  if (rows < 0 || cols < 0)
+    return Status::Error(StatusCode::invalid_argument, "DeviceBuffer: negative shape");
+  DeviceInfo dev;
+  TCGEMM_TRY(current_device(&dev));
+  DeviceBuffer b;
+  b.rows_ = rows, b.cols_ = cols, b.pitch_ = pitch_for(cols), b.dtype_ = dtype, b.device_ = dev.index;
+  // At least one row, so that every buffer has a valid address even when empty.
+  const size_t bytes = static_cast<size_t>(rows < 1 ? 1 : rows) * static_cast<size_t>(b.pitch_) * 2;
+  cudaError_t e = cudaMalloc(&b.ptr_, bytes);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    b.ptr_ = nullptr;
+    return Status::Error(e == cudaErrorMemoryAllocation ? StatusCode::out_of_memory : StatusCode::cuda_error,
+                         "DeviceBuffer: cudaMalloc of " + std::to_string(bytes) + " bytes (" +
+                             std::to_string(rows) + " x " + std::to_string(cols) + " " + to_string(dtype) +
+                             ") failed: " + cudaGetErrorString(e));
+  }
+  TCGEMM_CUDA_TRY(cudaMemset(b.ptr_, 0, bytes));
+  *out = std::move(b);
+  return Status::Ok();
+}
+
+Status DeviceBuffer::upload(const void* host, int64_t host_row_bytes, cudaStream_t stream) {
+  if (!ptr_) return Status::Error(StatusCode::invalid_argument, "DeviceBuffer: used after free");
+  if (rows_ == 0 || cols_ == 0) return Status::Ok();
+  TCGEMM_CUDA_TRY(cudaMemcpy2DAsync(ptr_, pitch_ * 2, host, host_row_bytes, cols_ * 2, rows_,
+                                    cudaMemcpyHostToDevice, stream));
+  TCGEMM_CUDA_TRY(cudaStreamSynchronize(stream));
+  return Status::Ok();
+}
+
+Status DeviceBuffer::download(void* host, int64_t host_row_bytes, cudaStream_t stream) const {
+  if (!ptr_) return Status::Error(StatusCode::invalid_argument, "DeviceBuffer: used after free");
+  if (rows_ == 0 || cols_ == 0) return Status::Ok();
+  TCGEMM_CUDA_TRY(cudaMemcpy2DAsync(host, host_row_bytes, ptr_, pitch_ * 2, cols_ * 2, rows_,
+                                    cudaMemcpyDeviceToHost, stream));
+  TCGEMM_CUDA_TRY(cudaStreamSynchronize(stream));
+  return Status::Ok();
+}
+
+Status DeviceBuffer::fill_bytes(int value, cudaStream_t stream) {
+  if (!ptr_) return Status::Error(StatusCode::invalid_argument, "DeviceBuffer: used after free");
+  const size_t bytes = static_cast<size_t>(rows_ < 1 ? 1 : rows_) * static_cast<size_t>(pitch_) * 2;
+  TCGEMM_CUDA_TRY(cudaMemsetAsync(ptr_, value, bytes, stream));
+  TCGEMM_CUDA_TRY(cudaStreamSynchronize(stream));
+  return Status::Ok();
+}
+
+const char* version() { return TCGEMM_VERSION; }
+const char* cuda_version() { return TCGEMM_CUDA_VERSION; }
+const char* built_archs() { return TCGEMM_BUILT_ARCHS; }
+
+}  // namespace tcgemm

@@ -1,0 +1,37 @@
+// Turning CUDA runtime errors into Status values (every call is checked).
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <string>
+
+#include "tcgemm/status.h"
+
+namespace tcgemm {
+
+inline Status cuda_status(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return Status::Ok();
+  const StatusCode code = e == cudaErrorMemoryAllocation ? StatusCode::out_of_memory
+                          : (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
+                              ? StatusCode::no_device
+                              : StatusCode::cuda_error;
+  return Status::Error(code, std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
+}
+
+// After a <<<>>> launch: a bad configuration shows up here, not at the launch.
+inline Status check_launch(const char* kernel) {
+  return cuda_status(cudaGetLastError(), (std::string("launch of ") + kernel).c_str());
+}
+
+}  // namespace tcgemm
+
+#define TCGEMM_CUDA_TRY(call)                                              \
+  do {                                                                     \
+    ::tcgemm::Status tcgemm_s_ = ::tcgemm::cuda_status((call), #call);     \
+    if (!tcgemm_s_.ok()) return tcgemm_s_;                                 \
+  } while (0)
+
+#define TCGEMM_TRY(expr)                          \
+  do {                                            \
+    ::tcgemm::Status tcgemm_s_ = (expr);          \
+    if (!tcgemm_s_.ok()) return tcgemm_s_;        \
+  } while (0)

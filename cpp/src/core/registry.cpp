@@ -1,0 +1,98 @@
+// The registry: the families' entries in ladder order, runnable checks, and
+// `auto` dispatch.
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+#include <string>
+
+#include "core/families.h"
+#include "tcgemm/device.h"
+#include "tcgemm/registry.h"
+
+namespace tcgemm {
+
+std::vector<int> built_ccs(std::initializer_list<const char*> family_targets) {
+  std::vector<int> out;
+  std::stringstream ss(built_archs());
+  std::string t;
+  while (std::getline(ss, t, ','))
+    for (const char* f : family_targets)
+      if (t == f) out.push_back(std::atoi(f));  // "90a" -> 90
+  return out;
+}
+
+const std::vector<KernelInfo>& kernels() {
+  static const std::vector<KernelInfo> all = [] {
+    std::vector<KernelInfo> v;
+    for (auto* family : {sm89_kernels, sm90_kernels, sm100_kernels})
+      for (auto& k : family()) v.push_back(k);
+    return v;
+  }();
+  return all;
+}
+
+const KernelInfo* find_kernel(const std::string& name) {
+  for (const auto& k : kernels())
+    if (name == k.name) return &k;
+  return nullptr;
+}
+
+Status check_runnable(const KernelInfo& k) {
+  DeviceInfo dev;
+  Status s = current_device(&dev);
+  if (!s.ok()) return s;
+  if (!k.launch)
+    return Status::Error(StatusCode::not_runnable, std::string("kernel '") + k.name +
+                                                       "' was not built (TCGEMM_CUDA_ARCHS=" + built_archs() + ")");
+  if (std::find(k.sass_for.begin(), k.sass_for.end(), dev.cc) == k.sass_for.end()) {
+    std::ostringstream m;
+    m << "kernel '" << k.name << "' cannot run on " << dev.name << " (sm_" << dev.cc << "): this build holds its code for";
+    if (k.sass_for.empty()) m << " no device";
+    for (int cc : k.sass_for) m << " sm_" << cc;
+    return Status::Error(StatusCode::not_runnable, m.str());
+  }
+  return Status::Ok();
+}
+
+Status check_supports(const KernelInfo& k, const GemmArgs& a) {
+  auto fail = [&](const std::string& what) {
+    return Status::Error(StatusCode::not_supported, std::string("kernel '") + k.name + "' does not support " + what);
+  };
+  if (!(k.dtypes & bit(a.dtype))) return fail(std::string("dtype ") + to_string(a.dtype));
+  if (!(k.layouts & bit(a.layout))) return fail(std::string("layout ") + to_string(a.layout));
+  if (!(k.accums & bit(a.accum))) return fail(std::string("accumulate='") + to_string(a.accum) + "'");
+  if (a.dtype == DType::bf16 && a.accum == Accum::f16)
+    return fail("bf16 with accumulate='f16' (bf16 tensor-core MMAs accumulate in f32 only)");
+  return Status::Ok();
+}
+
+// Measured winners first, per device (bench/results/). Anything runnable that
+// supports the arguments is the fallback, in ladder order from the top.
+static std::vector<const char*> preference(int cc) {
+  if (cc == 90) return {"sm89.mma_bk32.s4", "sm89.mma_swz_x4.s4", "sm89.mma_swz_x4.s3"};
+  // sm_89: until measured on an Ada card, the seed's RTX 4090 figures stand
+  // in: the A&B-swizzled x4 variant was fastest from 4096^3 up.
+  if (cc == 89) return {"sm89.mma_swz_x4.s3", "sm89.mma_bk32.s3", "sm89.mma_swz_x4.s4"};
+  return {};
+}
+
+const KernelInfo* pick_auto(const GemmArgs& args, Status* why) {
+  DeviceInfo dev;
+  Status s = current_device(&dev);
+  if (!s.ok()) return *why = s, nullptr;
+  auto usable = [&](const KernelInfo& k) { return check_runnable(k).ok() && check_supports(k, args).ok(); };
+  for (const char* name : preference(dev.cc)) {
+    const KernelInfo* k = find_kernel(name);
+    if (k && usable(*k)) return k;
+  }
+  const auto& all = kernels();
+  for (auto it = all.rbegin(); it != all.rend(); ++it)
+    if (usable(*it)) return &*it;
+  *why = Status::Error(StatusCode::not_runnable,
+                       "no built kernel can run " + std::string(to_string(args.dtype)) + " accumulate='" +
+                           to_string(args.accum) + "' on " + dev.name + " (sm_" + std::to_string(dev.cc) +
+                           "; built for " + built_archs() + ")");
+  return nullptr;
+}
+
+}  // namespace tcgemm

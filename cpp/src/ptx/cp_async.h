@@ -1,0 +1,25 @@
+// cp.async: asynchronous global -> shared copies (sm_80+).
+// PTX ISA: "Data Movement and Conversion Instructions: cp.async".
+#pragma once
+#include "ptx/common.h"
+
+namespace tcgemm::ptx {
+
+// 16-byte copy that bypasses L1 (.cg: GEMM tiles are read once per block, so
+// caching them in L1 only evicts useful lines). `src_bytes` < 16 copies that
+// many bytes and zero-fills the rest: the edge tiles' predication.
+TCGEMM_DEVICE void cp_async_cg_16(uint32_t dst_smem, const void* src, uint32_t src_bytes) {
+  asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(dst_smem), "l"(src),
+               "r"(src_bytes)
+               : "memory");
+}
+
+TCGEMM_DEVICE void cp_async_commit_group() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+
+// Wait until at most N of this thread's committed groups are still in flight.
+template <int N>
+TCGEMM_DEVICE void cp_async_wait_group() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+}  // namespace tcgemm::ptx

@@ -1,0 +1,38 @@
+// mma.sync.aligned.m16n8k16: one warp computes D[16x8] = A[16x16] B[16x8] + C.
+// PTX ISA: "Matrix multiply-accumulate operation using mma instruction",
+// fragment layouts for .m16n8k16 with .f16/.bf16 operands.
+// A: 4 x b32 (8 elements), B: 2 x b32 (4 elements) per lane.
+#pragma once
+#include "ptx/common.h"
+
+namespace tcgemm::ptx {
+
+// fp16 inputs, fp32 accumulators (4 floats per lane).
+TCGEMM_DEVICE void mma_m16n8k16_f32_f16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+// bf16 inputs, fp32 accumulators (bf16 mma has no f16 accumulator form).
+TCGEMM_DEVICE void mma_m16n8k16_f32_bf16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+// fp16 inputs, fp16 accumulators (2 x f16x2 per lane): twice the fp32 rate on
+// GeForce Ada, the same on Hopper; rounding grows with K.
+TCGEMM_DEVICE void mma_m16n8k16_f16_f16(uint32_t (&d)[2], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%0, %1}, {%2, %3, %4, %5}, {%6, %7}, "
+      "{%0, %1};\n"
+      : "+r"(d[0]), "+r"(d[1])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+}  // namespace tcgemm::ptx

@@ -1,0 +1,10 @@
+// Registry entries sm89.mma_bk32.s* -- see mma_sync_gemm.cuh for the ladder.
+#include "sm89/launch.h"
+#include "sm89/mma_sync_gemm.cuh"
+
+namespace tcgemm::sm89 {
+
+Status launch_mma_bk32_s3(const GemmArgs& a) { return launch_variant<Config<32, 3, true, true, true>>(a); }
+Status launch_mma_bk32_s4(const GemmArgs& a) { return launch_variant<Config<32, 4, true, true, true>>(a); }
+
+}  // namespace tcgemm::sm89

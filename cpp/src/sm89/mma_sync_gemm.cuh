@@ -1,0 +1,337 @@
+// The Ada GEMM (seed 000): cp.async multi-stage pipeline -> ldmatrix ->
+// mma.sync.m16n8k16 -> shuffle-assembled 16-byte stores.
+//
+// One template, four ladder steps, each one idea over the last (Config below):
+//   sm89.mma        128x128x16 tile, 8 warps (2 x 4), 64x32 warp tile of 4x4
+//                   m16n8k16 MMAs, unswizzled shared memory, B by ldmatrix.x2
+//   sm89.mma_swz    + XOR-swizzled B tile (conflict-free ldmatrix on B)
+//   sm89.mma_swz_x4 + swizzled A tile too, and B by ldmatrix.x4 (two n8
+//                   fragments per instruction: half the B load instructions)
+//   sm89.mma_bk32   + 32-deep K slice per stage: half the barriers and
+//                   pipeline bookkeeping per MMA
+// NN (B row-major K x N) reads B with ldmatrix.trans; TN (B stored N x K) reads
+// it plain. Edges: predicated zero-filling copies and clipped stores, so any
+// M, N, K >= 1 works.
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "core/launch_check.h"
+#include "ptx/cp_async.h"
+#include "ptx/ldmatrix.h"
+#include "ptx/mma_sync.h"
+#include "sched/raster.h"
+#include "sm89/smem_layout.h"
+#include "tcgemm/status.h"
+#include "tcgemm/types.h"
+
+namespace tcgemm::sm89 {
+
+template <int kBK, int kStages, bool kSwizzleA, bool kSwizzleB, bool kBx4>
+struct Config {
+  static constexpr int BM = 128, BN = 128, BK = kBK;
+  static constexpr int STAGES = kStages;
+  static constexpr int WARPS_M = 2, WARPS_N = 4;
+  static constexpr int THREADS = WARPS_M * WARPS_N * 32;
+  static constexpr int WM = BM / WARPS_M;  // 64 rows of C per warp
+  static constexpr int WN = BN / WARPS_N;  // 32 columns of C per warp
+  static constexpr int MT = WM / 16;       // m16 fragments per warp
+  static constexpr int NT = WN / 8;        // n8 fragments per warp
+  static constexpr bool SWIZZLE_A = kSwizzleA, SWIZZLE_B = kSwizzleB, B_X4 = kBx4;
+  static constexpr int GROUP = 8;  // tile rows per group of the grouped raster
+  // Two resident blocks per SM (16 warps) hide ldmatrix/MMA latency better
+  // than one; it caps registers at 128 per thread (65536 / (2 * 256)).
+  static constexpr int MIN_BLOCKS = 2;
+  static_assert(STAGES >= 2, "the pipeline needs at least two stages");
+  static_assert(BK % 16 == 0, "BK is a whole number of k16 MMA steps");
+  static_assert(NT == 4, "the epilogue gives each lane of a quad one n8 fragment");
+
+  using ATile = SmemTile<BM, BK / 8, SWIZZLE_A>;  // BM rows of K
+  template <Layout L>  // TN: BN rows of K;  NN: BK rows of N
+  using BTile = SmemTile<L == Layout::TN ? BN : BK, (L == Layout::TN ? BK : BN) / 8, SWIZZLE_B>;
+  template <Layout L>
+  static constexpr int smem_bytes() {
+    return STAGES * (ATile::bytes + BTile<L>::bytes);
+  }
+};
+
+template <DType DT>
+struct Element;
+template <>
+struct Element<DType::f16> {
+  using T = __half;
+  static __device__ __forceinline__ uint32_t pack(float lo, float hi) {
+    __half2 h = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<uint32_t*>(&h);
+  }
+  static __device__ __forceinline__ void mma(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+    ptx::mma_m16n8k16_f32_f16(d, a, b);
+  }
+};
+template <>
+struct Element<DType::bf16> {
+  using T = __nv_bfloat16;
+  static __device__ __forceinline__ uint32_t pack(float lo, float hi) {
+    __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<uint32_t*>(&h);
+  }
+  static __device__ __forceinline__ void mma(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+    ptx::mma_m16n8k16_f32_bf16(d, a, b);
+  }
+};
+
+// Per-lane accumulators of one m16n8 fragment: 4 floats, or 2 x f16x2.
+template <Accum ACC>
+struct Accumulator {
+  float v[4];
+};
+template <>
+struct Accumulator<Accum::f16> {
+  uint32_t v[2];
+};
+
+// v[i] for a run-time i, as selects (a run-time index into a register array
+// would move the array to local memory).
+__device__ __forceinline__ uint32_t select4(const uint32_t (&v)[4], int i) {
+  return i == 0 ? v[0] : i == 1 ? v[1] : i == 2 ? v[2] : v[3];
+}
+
+struct Params {
+  const void* A;
+  const void* B;
+  void* C;
+  int M, N, K;
+  int64_t lda, ldb, ldc;  // elements
+  int tiles_m, tiles_n;
+  bool grouped;
+};
+
+// cp.async one 16-byte chunk of a row, zero-filling what lies past `limit`
+// (the row's last valid column) or the whole chunk if the row is invalid.
+template <class T>
+__device__ __forceinline__ void copy_chunk(uint32_t dst, const T* base, int64_t ld, int row, int col,
+                                           bool row_ok, int limit) {
+  const int left = limit - col;
+  const uint32_t bytes = (row_ok && left > 0) ? (left >= 8 ? 16u : uint32_t(left) * 2u) : 0u;
+  // With 0 bytes nothing is read; still hand the copy an in-bounds address.
+  const T* src = bytes ? base + static_cast<int64_t>(row) * ld + col : base;
+  ptx::cp_async_cg_16(dst, src, bytes);
+}
+
+template <class Cfg, DType DT, Accum ACC, Layout L>
+__global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_kernel(const Params p) {
+  using T = typename Element<DT>::T;
+  using ATile = typename Cfg::ATile;
+  using BTile = typename Cfg::template BTile<L>;
+  constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, STAGES = Cfg::STAGES;
+  constexpr int MT = Cfg::MT, NT = Cfg::NT;
+
+  extern __shared__ __align__(128) uint8_t smem[];
+  const uint32_t smem_a = ptx::smem_addr(smem);
+  const uint32_t smem_b = smem_a + STAGES * ATile::bytes;
+
+  const sched::TileCoord tile = sched::raster(blockIdx.x, p.tiles_m, p.tiles_n, p.grouped, Cfg::GROUP);
+  const int m0 = tile.m * BM, n0 = tile.n * BN;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int warp_m = warp % Cfg::WARPS_M, warp_n = warp / Cfg::WARPS_M;
+  const T* A = static_cast<const T*>(p.A);
+  const T* B = static_cast<const T*>(p.B);
+
+  // ---- global -> shared: one K slice of A and B into pipeline slot `stage`.
+  auto load_slice = [&](int stage, int k_tile) {
+    const int k0 = k_tile * BK;
+    const uint32_t a_dst = smem_a + stage * ATile::bytes;
+    for (int c = threadIdx.x; c < ATile::rows * ATile::chunks; c += Cfg::THREADS) {
+      const int r = c / ATile::chunks, ch = c % ATile::chunks;
+      copy_chunk(a_dst + ATile::offset(r, ch), A, p.lda, m0 + r, k0 + ch * 8, m0 + r < p.M, p.K);
+    }
+    const uint32_t b_dst = smem_b + stage * BTile::bytes;
+    for (int c = threadIdx.x; c < BTile::rows * BTile::chunks; c += Cfg::THREADS) {
+      const int r = c / BTile::chunks, ch = c % BTile::chunks;
+      if constexpr (L == Layout::TN) {  // rows are n, chunks run along k
+        copy_chunk(b_dst + BTile::offset(r, ch), B, p.ldb, n0 + r, k0 + ch * 8, n0 + r < p.N, p.K);
+      } else {  // rows are k, chunks run along n
+        copy_chunk(b_dst + BTile::offset(r, ch), B, p.ldb, k0 + r, n0 + ch * 8, k0 + r < p.K, p.N);
+      }
+    }
+  };
+
+  Accumulator<ACC> acc[MT][NT];
+#pragma unroll
+  for (int i = 0; i < MT; ++i)
+#pragma unroll
+    for (int j = 0; j < NT; ++j)
+#pragma unroll
+      for (auto& v : acc[i][j].v) v = 0;
+
+  // ---- shared -> registers -> tensor cores: one K slice from slot `stage`.
+  auto mma_slice = [&](int stage) {
+    const uint32_t a_src = smem_a + stage * ATile::bytes;
+    const uint32_t b_src = smem_b + stage * BTile::bytes;
+#pragma unroll
+    for (int kk = 0; kk < BK / 16; ++kk) {
+      uint32_t a[MT][4], b[NT][2];
+      // A fragment (16x16): lanes 0-15 address rows 0-15 at k 0-7, lanes
+      // 16-31 the same rows at k 8-15 -> registers a0..a3 in mma order.
+#pragma unroll
+      for (int i = 0; i < MT; ++i) {
+        const int row = warp_m * Cfg::WM + i * 16 + (lane & 15);
+        ptx::ldmatrix_x4(a[i], a_src + ATile::offset(row, kk * 2 + (lane >> 4)));
+      }
+      if constexpr (L == Layout::TN) {
+        if constexpr (Cfg::B_X4) {  // matrices: (n0-7,k0-7) (n0-7,k8-15) (n8-15,k0-7) (n8-15,k8-15)
+#pragma unroll
+          for (int j = 0; j < NT; j += 2) {
+            const int row = warp_n * Cfg::WN + j * 8 + (lane & 7) + ((lane >> 4) << 3);
+            uint32_t r[4];
+            ptx::ldmatrix_x4(r, b_src + BTile::offset(row, kk * 2 + ((lane >> 3) & 1)));
+            b[j][0] = r[0], b[j][1] = r[1], b[j + 1][0] = r[2], b[j + 1][1] = r[3];
+          }
+        } else {  // matrices: (n0-7,k0-7) (n0-7,k8-15); lanes 16-31 ignored
+#pragma unroll
+          for (int j = 0; j < NT; ++j) {
+            const int row = warp_n * Cfg::WN + j * 8 + (lane & 7);
+            ptx::ldmatrix_x2(b[j], b_src + BTile::offset(row, kk * 2 + ((lane >> 3) & 1)));
+          }
+        }
+      } else {  // NN: the tile is (k, n) row-major; .trans hands back (n, k)
+        const int krow = kk * 16 + (lane & 7) + (((lane >> 3) & 1) << 3);
+        if constexpr (Cfg::B_X4) {
+#pragma unroll
+          for (int j = 0; j < NT; j += 2) {
+            uint32_t r[4];
+            ptx::ldmatrix_x4_trans(r, b_src + BTile::offset(krow, (warp_n * Cfg::WN + j * 8) / 8 + (lane >> 4)));
+            b[j][0] = r[0], b[j][1] = r[1], b[j + 1][0] = r[2], b[j + 1][1] = r[3];
+          }
+        } else {
+#pragma unroll
+          for (int j = 0; j < NT; ++j) {
+            ptx::ldmatrix_x2_trans(b[j], b_src + BTile::offset(krow, (warp_n * Cfg::WN + j * 8) / 8));
+          }
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < MT; ++i)
+#pragma unroll
+        for (int j = 0; j < NT; ++j) {
+          if constexpr (ACC == Accum::f32) {
+            Element<DT>::mma(acc[i][j].v, a[i], b[j]);
+          } else {
+            ptx::mma_m16n8k16_f16_f16(acc[i][j].v, a[i], b[j]);
+          }
+        }
+    }
+  };
+
+  // ---- the pipeline: STAGES-1 slices in flight while one is multiplied.
+  // Every iteration commits exactly one cp.async group (empty past the end),
+  // so "wait until STAGES-2 groups remain" always means "slice kt landed".
+  const int k_tiles = (p.K + BK - 1) / BK;
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < k_tiles) load_slice(s, s);
+    ptx::cp_async_commit_group();
+  }
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    ptx::cp_async_wait_group<STAGES - 2>();
+    // Slice kt is visible to all warps, and every warp is done with slot
+    // (kt-1) % STAGES, which the load below overwrites.
+    __syncthreads();
+    const int next = kt + STAGES - 1;
+    if (next < k_tiles) load_slice(next % STAGES, next);
+    ptx::cp_async_commit_group();
+    mma_slice(kt % STAGES);
+  }
+  ptx::cp_async_wait_group<0>();
+
+  // ---- epilogue: registers -> global, 16 bytes per lane.
+  // A lane holds 2 adjacent columns of rows (lane/4) and (lane/4 + 8) of each
+  // m16n8 fragment; the 4 lanes of a quad together hold 8 adjacent columns.
+  // Four shuffle rounds rotate the quad's values so that lane t of the quad
+  // ends up with all 8 columns of fragment j = t: then every lane stores one
+  // 16-byte vector, and a warp's store covers 8 rows x 64 contiguous bytes.
+  T* C = static_cast<T*>(p.C);
+  const int quad = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int i = 0; i < MT; ++i) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {  // rows quad and quad + 8 of the fragment
+      uint32_t packed[NT];
+#pragma unroll
+      for (int j = 0; j < NT; ++j) {
+        if constexpr (ACC == Accum::f32) {
+          packed[j] = Element<DT>::pack(acc[i][j].v[2 * h], acc[i][j].v[2 * h + 1]);
+        } else {
+          packed[j] = acc[i][j].v[h];
+        }
+      }
+      uint32_t got[4];
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        // Round r: lane t reads quad lane (t + r) % 4, which sends its
+        // columns of fragment j = (its t - r) % 4, i.e. the reader's t.
+        const uint32_t send = select4(packed, (t - r) & 3);
+        got[r] = __shfl_sync(0xffffffffu, send, (quad << 2) | ((t + r) & 3));
+      }
+      // got[r] holds columns 2s, 2s+1 with s = (t + r) % 4: put them in order.
+      // (Selects, not a lane-dependent array index, which would go to local memory.)
+      uint32_t out[4];
+#pragma unroll
+      for (int s = 0; s < 4; ++s) out[s] = select4(got, (s - t) & 3);
+      const int gm = m0 + warp_m * Cfg::WM + i * 16 + quad + 8 * h;
+      const int gn = n0 + warp_n * Cfg::WN + t * 8;
+      if (gm < p.M && gn < p.N) {
+        T* dst = C + static_cast<int64_t>(gm) * p.ldc + gn;
+        if (gn + 8 <= p.N) {
+          *reinterpret_cast<uint4*>(dst) = make_uint4(out[0], out[1], out[2], out[3]);
+        } else {
+#pragma unroll
+          for (int c = 0; c < 8; ++c) {  // constant c keeps `out` in registers
+            const uint32_t pair = out[c / 2];
+            const uint16_t bits = static_cast<uint16_t>(c % 2 ? pair >> 16 : pair & 0xffffu);
+            if (c < p.N - gn) reinterpret_cast<uint16_t*>(dst)[c] = bits;
+          }
+        }
+      }
+    }
+  }
+}
+
+// ---- host side: launch one instantiation.
+template <class Cfg, DType DT, Accum ACC, Layout L>
+Status launch_mma_sync(const GemmArgs& a) {
+  const auto kernel = mma_sync_gemm_kernel<Cfg, DT, ACC, L>;
+  constexpr int smem = Cfg::template smem_bytes<L>();
+  if (smem > 48 * 1024) {
+    // Above 48 KB a block's dynamic shared memory must be opted into.
+    TCGEMM_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  }
+  Params p{a.A, a.B, a.C, static_cast<int>(a.M), static_cast<int>(a.N), static_cast<int>(a.K),
+           a.lda, a.ldb, a.ldc, static_cast<int>(ceil_div(a.M, Cfg::BM)),
+           static_cast<int>(ceil_div(a.N, Cfg::BN)), a.grid_swizzle};
+  const int64_t blocks = static_cast<int64_t>(p.tiles_m) * p.tiles_n;
+  kernel<<<static_cast<unsigned>(blocks), Cfg::THREADS, smem, a.stream>>>(p);
+  return check_launch("mma_sync_gemm_kernel");
+}
+
+// The dtype / accumulator / layout combinations one registry entry serves.
+template <class Cfg>
+Status launch_variant(const GemmArgs& a) {
+  const bool tn = a.layout == Layout::TN;
+  if (a.dtype == DType::f16 && a.accum == Accum::f32)
+    return tn ? launch_mma_sync<Cfg, DType::f16, Accum::f32, Layout::TN>(a)
+              : launch_mma_sync<Cfg, DType::f16, Accum::f32, Layout::NN>(a);
+  if (a.dtype == DType::f16 && a.accum == Accum::f16)
+    return tn ? launch_mma_sync<Cfg, DType::f16, Accum::f16, Layout::TN>(a)
+              : launch_mma_sync<Cfg, DType::f16, Accum::f16, Layout::NN>(a);
+  if (a.dtype == DType::bf16 && a.accum == Accum::f32)
+    return tn ? launch_mma_sync<Cfg, DType::bf16, Accum::f32, Layout::TN>(a)
+              : launch_mma_sync<Cfg, DType::bf16, Accum::f32, Layout::NN>(a);
+  return Status::Error(StatusCode::not_supported,
+                       "bf16 mma.sync has no f16 accumulator form (PTX ISA: mma .m16n8k16 .bf16 "
+                       "takes .f32 accumulators only); use accumulate='f32'");
+}
+
+}  // namespace tcgemm::sm89

@@ -1,0 +1,40 @@
+// Registry entries of the Ada family (seed 000), in ladder order.
+#include <string>
+
+#include "core/families.h"
+#include "sm89/launch.h"
+
+namespace tcgemm {
+
+std::vector<KernelInfo> sm89_kernels() {
+  // SASS for sm_89 and, so an H200 can verify the family, for sm_90a.
+  const std::vector<int> sass = built_ccs({"89", "90a"});
+  const unsigned dtypes = bit(DType::f16) | bit(DType::bf16);
+  const unsigned layouts = bit(Layout::NN) | bit(Layout::TN);
+  const unsigned accums = bit(Accum::f32) | bit(Accum::f16);  // f16 accumulation: fp16 inputs only
+  struct Step { const char* id; const char* idea; int bk; };
+  const Step steps[] = {
+      {"mma", "mma.sync m16n8k16 + ldmatrix + cp.async multi-stage; 128x128x16 tile, 2x4 warps of 4x4 MMAs", 16},
+      {"mma_swz", "+ XOR-swizzled B tile in shared memory (conflict-free ldmatrix without padding)", 16},
+      {"mma_swz_x4", "+ swizzled A tile and ldmatrix.x4 for B (two n8 fragments per load)", 16},
+      {"mma_bk32", "+ 32-deep K slice per stage (half the barriers per MMA)", 32},
+  };
+  std::vector<KernelInfo> v;
+  auto add = [&](const char* name, const Step& s, int stages, LaunchFn fn) {
+    v.push_back(KernelInfo{name, "sm89", s.idea, 89, dtypes, layouts, accums, 128, 128, s.bk, stages, fn, sass});
+  };
+#if TCGEMM_BUILD_SM89
+#define TCGEMM_FN(variant, stages) &sm89::launch_##variant##_s##stages
+#else
+#define TCGEMM_FN(variant, stages) nullptr
+#endif
+#define TCGEMM_SM89_ADD(variant, stages)                                  \
+  for (const Step& s : steps)                                             \
+    if (std::string(s.id) == #variant) add("sm89." #variant ".s" #stages, s, stages, TCGEMM_FN(variant, stages));
+  TCGEMM_SM89_ENTRIES(TCGEMM_SM89_ADD)
+#undef TCGEMM_SM89_ADD
+#undef TCGEMM_FN
+  return v;
+}
+
+}  // namespace tcgemm

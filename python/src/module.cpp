@@ -1,0 +1,217 @@
+// tcgemm._core: thin pybind11 bindings of the C++ API. NumPy-level policy
+// (dtype names, contiguity, layouts from strides, empty shapes) lives in
+// python/tcgemm/_api.py; everything else is the C++ library's.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <string>
+
+#include "core/launch_check.h"
+#include "tcgemm/tcgemm.h"
+
+namespace py = pybind11;
+using namespace tcgemm;
+
+namespace {
+
+// Status -> the Python exception a NumPy user expects.
+void check(const Status& s) {
+  switch (s.code) {
+    case StatusCode::ok: return;
+    case StatusCode::invalid_argument:
+    case StatusCode::not_supported: throw py::value_error(s.message);
+    case StatusCode::out_of_memory: PyErr_SetString(PyExc_MemoryError, s.message.c_str()); throw py::error_already_set();
+    default: throw std::runtime_error(s.message);  // pybind11 raises RuntimeError
+  }
+}
+
+// A 2-D C-contiguous array of 2-byte elements matching the buffer's shape.
+void check_host(const py::array& a, const DeviceBuffer& b, bool writable) {
+  if (a.ndim() != 2 || a.itemsize() != 2)
+    throw py::value_error("expected a 2-D array of 2-byte elements");
+  if (a.shape(0) != b.rows() || a.shape(1) != b.cols())
+    throw py::value_error("host array shape (" + std::to_string(a.shape(0)) + ", " + std::to_string(a.shape(1)) +
+                          ") does not match the device buffer (" + std::to_string(b.rows()) + ", " +
+                          std::to_string(b.cols()) + ")");
+  if (!(a.flags() & py::array::c_style)) throw py::value_error("host array must be C-contiguous");
+  if (writable && !a.writeable()) throw py::value_error("host array is read-only");
+}
+
+cudaStream_t as_stream(uintptr_t s) { return reinterpret_cast<cudaStream_t>(s); }
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "tcgemm C++ core (use the tcgemm package, not this module directly)";
+
+  py::enum_<DType>(m, "DType").value("float16", DType::f16).value("bfloat16", DType::bf16);
+  py::enum_<Layout>(m, "Layout").value("NN", Layout::NN).value("TN", Layout::TN);
+  py::enum_<Accum>(m, "Accum").value("f32", Accum::f32).value("f16", Accum::f16);
+
+  py::class_<DeviceBuffer>(m, "DeviceBuffer")
+      .def(py::init([](int64_t rows, int64_t cols, DType dtype) {
+             auto b = std::make_unique<DeviceBuffer>();
+             check(DeviceBuffer::allocate(rows, cols, dtype, b.get()));
+             return b;
+           }),
+           py::arg("rows"), py::arg("cols"), py::arg("dtype"))
+      .def_property_readonly("rows", &DeviceBuffer::rows)
+      .def_property_readonly("cols", &DeviceBuffer::cols)
+      .def_property_readonly("pitch", &DeviceBuffer::pitch, "row pitch in elements")
+      .def_property_readonly("dtype", &DeviceBuffer::dtype)
+      .def_property_readonly("device", &DeviceBuffer::device)
+      .def_property_readonly("valid", &DeviceBuffer::valid)
+      .def_property_readonly("ptr", [](const DeviceBuffer& b) { return reinterpret_cast<uintptr_t>(b.data()); })
+      .def(
+          "upload",
+          [](DeviceBuffer& b, const py::array& host, uintptr_t stream) {
+            check_host(host, b, false);
+            const void* src = host.data();
+            const int64_t row_bytes = host.strides(0);
+            py::gil_scoped_release nogil;
+            check(b.upload(src, row_bytes, as_stream(stream)));
+          },
+          py::arg("host"), py::arg("stream") = 0)
+      .def(
+          "download",
+          [](const DeviceBuffer& b, py::array& host, uintptr_t stream) {
+            check_host(host, b, true);
+            void* dst = host.mutable_data();
+            const int64_t row_bytes = host.strides(0);
+            py::gil_scoped_release nogil;
+            check(b.download(dst, row_bytes, as_stream(stream)));
+          },
+          py::arg("host"), py::arg("stream") = 0)
+      .def(
+          "fill_bytes",
+          [](DeviceBuffer& b, int value, uintptr_t stream) {
+            py::gil_scoped_release nogil;
+            check(b.fill_bytes(value, as_stream(stream)));
+          },
+          py::arg("value"), py::arg("stream") = 0)
+      .def("free", &DeviceBuffer::free);
+
+  m.def(
+      "gemm",
+      [](const std::string& kernel, uintptr_t a, uintptr_t b, uintptr_t c, int64_t M, int64_t N, int64_t K,
+         int64_t lda, int64_t ldb, int64_t ldc, DType dtype, Layout layout, Accum accum, bool grid_swizzle,
+         uintptr_t stream, bool sync) {
+        GemmArgs args;
+        args.A = reinterpret_cast<const void*>(a), args.B = reinterpret_cast<const void*>(b);
+        args.C = reinterpret_cast<void*>(c);
+        args.M = M, args.N = N, args.K = K, args.lda = lda, args.ldb = ldb, args.ldc = ldc;
+        args.dtype = dtype, args.layout = layout, args.accum = accum, args.grid_swizzle = grid_swizzle;
+        args.stream = as_stream(stream);
+        const KernelInfo* chosen = nullptr;
+        Status s;
+        {
+          py::gil_scoped_release nogil;
+          s = gemm(args, kernel, &chosen);
+          if (s.ok() && sync) s = cuda_status(cudaStreamSynchronize(args.stream), "cudaStreamSynchronize after gemm");
+        }
+        check(s);
+        return std::string(chosen->name);
+      },
+      py::arg("kernel"), py::arg("a"), py::arg("b"), py::arg("c"), py::arg("M"), py::arg("N"), py::arg("K"),
+      py::arg("lda"), py::arg("ldb"), py::arg("ldc"), py::arg("dtype"), py::arg("layout"), py::arg("accum"),
+      py::arg("grid_swizzle") = true, py::arg("stream") = 0, py::arg("sync") = false,
+      "C = A @ B on raw device pointers (leading dimensions in elements). Returns the kernel used.");
+
+  m.def(
+      "time_gemm",
+      [](const std::string& kernel, const std::vector<std::tuple<uintptr_t, uintptr_t, uintptr_t>>& rotation,
+         int64_t M, int64_t N, int64_t K, int64_t lda, int64_t ldb, int64_t ldc, DType dtype, Layout layout,
+         Accum accum, bool grid_swizzle, int warmup, int iters, uintptr_t stream) {
+        std::vector<GemmArgs> rot;
+        for (const auto& [a, b, c] : rotation) {
+          GemmArgs g;
+          g.A = reinterpret_cast<const void*>(a), g.B = reinterpret_cast<const void*>(b);
+          g.C = reinterpret_cast<void*>(c);
+          g.M = M, g.N = N, g.K = K, g.lda = lda, g.ldb = ldb, g.ldc = ldc;
+          g.dtype = dtype, g.layout = layout, g.accum = accum, g.grid_swizzle = grid_swizzle;
+          g.stream = as_stream(stream);
+          rot.push_back(g);
+        }
+        std::vector<float> ms;
+        Status s;
+        {
+          py::gil_scoped_release nogil;
+          s = time_gemm(rot, kernel, warmup, iters, &ms);
+        }
+        check(s);
+        return ms;
+      },
+      "Per-launch times (ms) of `iters` launches after `warmup`, cycling through the (a, b, c) pointer sets.");
+
+  m.def(
+      "check_args",
+      [](int64_t M, int64_t N, int64_t K, int64_t lda, int64_t ldb, int64_t ldc, DType dtype, Layout layout,
+         Accum accum, uintptr_t a, uintptr_t b, uintptr_t c) {
+        GemmArgs args;
+        args.A = reinterpret_cast<const void*>(a), args.B = reinterpret_cast<const void*>(b);
+        args.C = reinterpret_cast<void*>(c);
+        args.M = M, args.N = N, args.K = K, args.lda = lda, args.ldb = ldb, args.ldc = ldc;
+        args.dtype = dtype, args.layout = layout, args.accum = accum;
+        check(check_args(args));
+      },
+      py::arg("M"), py::arg("N"), py::arg("K"), py::arg("lda"), py::arg("ldb"), py::arg("ldc"), py::arg("dtype"),
+      py::arg("layout"), py::arg("accum"), py::arg("a"), py::arg("b"), py::arg("c"),
+      "The C++ argument checks alone (no device needed); raises ValueError naming the problem.");
+
+  m.def("kernels", [] {
+    py::list out;
+    for (const auto& k : kernels()) {
+      Status r = check_runnable(k);
+      py::dict d;
+      d["name"] = k.name;
+      d["family"] = k.family;
+      d["arch"] = "sm_" + std::to_string(k.arch) + (k.arch >= 90 ? "a" : "");
+      d["description"] = k.description;
+      py::list dt, lay, acc;
+      for (DType t : {DType::f16, DType::bf16})
+        if (k.dtypes & bit(t)) dt.append(to_string(t));
+      for (Layout l : {Layout::NN, Layout::TN})
+        if (k.layouts & bit(l)) lay.append(to_string(l));
+      for (Accum a : {Accum::f32, Accum::f16})
+        if (k.accums & bit(a)) acc.append(to_string(a));
+      d["dtypes"] = dt, d["layouts"] = lay, d["accumulators"] = acc;
+      d["tile"] = py::make_tuple(k.tile_m, k.tile_n, k.tile_k);
+      d["stages"] = k.stages;
+      d["built"] = k.launch != nullptr;
+      d["runnable"] = r.ok();
+      d["why_not"] = r.ok() ? std::string() : r.message;
+      out.append(d);
+    }
+    return out;
+  });
+
+  m.def("device_info", []() -> py::object {
+    DeviceInfo d;
+    if (!current_device(&d).ok()) return py::none();
+    py::dict o;
+    o["index"] = d.index, o["name"] = d.name, o["cc"] = d.cc, o["sm_count"] = d.sm_count;
+    o["l2_bytes"] = d.l2_bytes, o["smem_optin_bytes"] = d.smem_optin_bytes;
+    size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) o["mem_free"] = free_b, o["mem_total"] = total_b;
+    else cudaGetLastError();
+    int driver = 0;
+    if (cudaDriverGetVersion(&driver) == cudaSuccess) o["driver_cuda_version"] = driver;
+    return o;
+  });
+
+  m.def("device_count", &device_count);
+  m.def("pitch_for", &pitch_for);
+  m.def("build_info", [] {
+    py::dict o;
+    o["version"] = version();
+    o["cuda_version"] = cuda_version();
+    py::list archs;
+    std::string s = built_archs(), t;
+    for (char ch : s + ",")
+      if (ch == ',') { if (!t.empty()) archs.append(t); t.clear(); } else t += ch;
+    o["archs"] = archs;
+    return o;
+  });
+}

@@ -1,0 +1,13 @@
+"""tcgemm: hand-written tensor-core GEMM kernels behind a NumPy API.
+
+>>> import numpy as np, tcgemm
+>>> a = np.random.rand(1000, 700).astype(np.float16)
+>>> w = np.random.rand(300, 700).astype(np.float16)
+>>> y = tcgemm.matmul(a, w.T)        # x @ w.T: the TN kernel, no transpose copy
+"""
+from ._api import DeviceArray, bfloat16, build_info, device_info, float16, kernels, matmul, to_device
+
+__version__ = build_info()["version"]
+
+__all__ = ["matmul", "DeviceArray", "to_device", "kernels", "build_info", "device_info", "float16", "bfloat16",
+           "__version__"]

@@ -1,0 +1,442 @@
+"""The benchmark harness: every registered kernel beside cuBLAS, in one run.
+
+For each shape, dtype and B layout it allocates one set of operand buffers
+(several copies, rotated so each launch reads inputs that are not in the
+60 MB L2), checks each kernel's output against an fp32-accumulated
+reference (a fast wrong kernel shows as wrong), then times it with CUDA
+events after warm-up and reports the median, min and max, TFLOPS and the
+ratio to cuBLAS timed on the same buffers in the same run, interleaved shape
+by shape, with the SM clock seen. cuBLAS comes through torch (or cupy) where
+installed; without either the table says so and shows tcgemm alone.
+
+    python -m tcgemm bench --preset squares --json out.json --md out.md --plot out_dir
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import fnmatch
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+
+import numpy as np
+
+from . import _core
+from ._api import DeviceArray, bfloat16, build_info, device_info, float16, kernels, matmul, to_device
+
+PRESETS = {
+    "quick": [(4096, 4096, 4096)],
+    "squares": [(s, s, s) for s in (1024, 2048, 4096, 8192, 16384)],
+    # x @ w.T decode shapes: few rows against 8192 x 8192 weights
+    "skinny": [(m, 8192, 8192) for m in (16, 64, 128, 512)],
+    "short_k": [(8192, 8192, k) for k in (128, 512)],
+    "odd": [(4000, 4000, 4000), (4095, 4097, 4093), (1000, 1000, 1000)],
+}
+PRESETS["all"] = PRESETS["squares"] + PRESETS["skinny"] + PRESETS["short_k"] + PRESETS["odd"]
+DTYPES = {"fp16": float16, "bf16": bfloat16}
+L2_BYTES = 60 * 1024 * 1024
+
+
+# ---------------------------------------------------------------------------
+# Where buffers come from and how cuBLAS is called. Buffers have 16-byte
+# padded rows (the pitch tcgemm needs); cuBLAS gets the same memory as
+# strided views.
+class _TorchBackend:
+    name = "cuBLAS (torch)"
+
+    def __init__(self, torch):
+        self.torch = torch
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
+        torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
+        self.version = f"torch {torch.__version__}, CUDA {torch.version.cuda}"
+
+    def tdtype(self, dt):
+        return self.torch.float16 if dt == float16 else self.torch.bfloat16
+
+    def alloc(self, rows, cols, dt, random=True):
+        """-> (storage tensor (rows, pitch), logical view (rows, cols), ptr, pitch)."""
+        pitch = _core.pitch_for(cols)
+        t = self.torch
+        st = t.empty((rows, pitch), dtype=self.tdtype(dt), device="cuda")
+        if random:
+            st.uniform_(-1, 1)
+        return st, st[:, :cols], st.data_ptr(), pitch
+
+    def operand_b(self, view, layout):  # TN storage is (N, K): logical B is its transpose
+        return view.t() if layout == "TN" else view
+
+    def mm(self, a, b):
+        return self.torch.mm(a, b)
+
+    def reference(self, a, b):
+        return self.torch.mm(a.float(), b.float())
+
+    def rel_err(self, got, ref):
+        g = got.float()
+        nonfinite = int((~self.torch.isfinite(g)).sum().item())
+        num = self.torch.linalg.vector_norm((g - ref).double()).item()
+        den = self.torch.linalg.vector_norm(ref.double()).item()
+        return num / (den or 1.0), nonfinite
+
+    def poison(self, storage):
+        storage.fill_(float("nan"))
+
+    def time(self, fn, rotation, warmup, iters):
+        t = self.torch
+        for i in range(warmup):
+            fn(*rotation[i % len(rotation)])
+        out = []
+        start, stop = t.cuda.Event(enable_timing=True), t.cuda.Event(enable_timing=True)
+        for i in range(iters):
+            args = rotation[(warmup + i) % len(rotation)]
+            start.record()
+            fn(*args)
+            stop.record()
+            stop.synchronize()
+            out.append(start.elapsed_time(stop))
+        return out
+
+    def free(self):
+        self.torch.cuda.empty_cache()
+
+
+class _NativeBackend:
+    """No torch or cupy: tcgemm's own buffers, no cuBLAS, fp64 reference on a row sample."""
+
+    name = None
+    version = "none (install torch or cupy for the cuBLAS column)"
+
+    def alloc(self, rows, cols, dt, random=True):
+        host = np.random.uniform(-1, 1, size=(rows, cols)).astype(dt) if random else None
+        d = to_device(host) if random else DeviceArray.empty((rows, cols), dt)
+        return d, (d, host), d.ptr, d.pitch
+
+    def operand_b(self, view, layout):
+        return view
+
+    def poison(self, storage):
+        storage._buf.fill_bytes(0xFF)
+
+    def free(self):
+        pass
+
+
+def _backend(prefer: str | None = None):
+    if prefer != "none":
+        try:
+            import torch
+
+            if torch.cuda.is_available():
+                return _TorchBackend(torch)
+        except Exception:
+            pass
+    return _NativeBackend()
+
+
+# ---------------------------------------------------------------------------
+def _sm_clock_mhz():
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+        h = pynvml.nvmlDeviceGetHandleByIndex(device_info()["index"])
+        return int(pynvml.nvmlDeviceGetClockInfo(h, pynvml.NVML_CLOCK_SM))
+    except Exception:
+        pass
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=clocks.sm", "--format=csv,noheader,nounits"],
+                             capture_output=True, text=True, timeout=10).stdout.split()
+        return int(out[0]) if out else None
+    except Exception:
+        return None
+
+
+def _environment(backend) -> dict:
+    d = device_info() or {}
+    env = {
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "gpu": d.get("name"),
+        "sm_count": d.get("sm_count"),
+        "tcgemm": build_info(),
+        "cublas_via": backend.version,
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+    }
+    try:
+        q = subprocess.run(["nvidia-smi", "--query-gpu=driver_version,clocks.max.sm,clocks.max.mem,power.limit",
+                            "--format=csv,noheader"], capture_output=True, text=True, timeout=10).stdout.strip()
+        env["driver_version"], env["max_sm_clock"], env["max_mem_clock"], env["power_limit"] = [
+            s.strip() for s in q.split(",")]
+    except Exception:
+        env["driver_cuda_version"] = d.get("driver_cuda_version")
+    return env
+
+
+def _stats(ms, flops):
+    med = float(np.median(ms))
+    return {"median_ms": med, "min_ms": float(np.min(ms)), "max_ms": float(np.max(ms)),
+            "tflops": flops / (med * 1e-3) / 1e12}
+
+
+def select_kernels(patterns):
+    ks = kernels()
+    if not patterns:
+        return ks
+    return [k for k in ks if any(fnmatch.fnmatch(k["name"], p) for p in patterns)]
+
+
+def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumulate="f32", warmup=5, iters=30,
+        backend=None, progress=True, log=print):
+    """Benchmark; returns {"environment": ..., "rows": [...]}. Never asserts speed."""
+    backend = backend or _backend()
+    ks = select_kernels(kernel_patterns)
+    rows = []
+    jobs = [(s, d, l) for s in shapes for d in dtypes for l in layouts]
+    bar = None
+    if progress:
+        try:
+            from tqdm import tqdm
+
+            bar = tqdm(total=len(jobs) * (len(ks) + 1), desc="bench", file=sys.stderr)
+        except Exception:
+            bar = None
+    for (M, N, K), dname, layout in jobs:
+        dt = DTYPES[dname]
+        flops = 2.0 * M * N * K
+        set_bytes = (M * K + K * N) * 2
+        n_sets = max(1, min(16, math.ceil(2 * L2_BYTES / set_bytes)))
+        sets = []
+        for _ in range(n_sets):
+            a = backend.alloc(M, K, dt)
+            b = backend.alloc(N, K, dt) if layout == "TN" else backend.alloc(K, N, dt)
+            c = backend.alloc(M, N, dt, random=False)
+            sets.append((a, b, c))
+        base = {"M": M, "N": N, "K": K, "dtype": dname, "layout": layout, "accumulate": accumulate}
+        lt = _core.Layout.TN if layout == "TN" else _core.Layout.NN
+        cd = _core.DType.float16 if dt == float16 else _core.DType.bfloat16
+        acc = _core.Accum.f32 if accumulate == "f32" else _core.Accum.f16
+        a0, b0, c0 = sets[0]
+        ptrs = [(a[2], b[2], c[2]) for a, b, c in sets]
+        lda, ldb, ldc = a0[3], b0[3], c0[3]
+
+        ref = None
+        cublas_ms = None
+        if backend.name:
+            ref = backend.reference(a0[1], backend.operand_b(b0[1], layout))
+            rot = [(a[1], backend.operand_b(b[1], layout)) for a, b, _ in sets]
+            cub_out = backend.mm(*rot[0])
+            cub_err, _ = backend.rel_err(cub_out, ref)
+            del cub_out
+            cublas_ms = backend.time(backend.mm, rot, warmup, iters)
+            row = dict(base, kernel=backend.name, sm_clock_mhz=_sm_clock_mhz(), rel_err=cub_err, **_stats(cublas_ms, flops))
+            row["vs_cublas"] = 1.0
+            rows.append(row)
+        if bar:
+            bar.update(1)
+        for k in ks:
+            row = dict(base, kernel=k["name"])
+            if not k["runnable"]:
+                row["status"] = "not runnable on this GPU: " + k["why_not"]
+                rows.append(row)
+                if bar:
+                    bar.update(1)
+                continue
+            if dname not in [{"float16": "fp16", "bfloat16": "bf16"}[x] for x in k["dtypes"]] or \
+                    layout not in k["layouts"] or accumulate not in k["accumulators"]:
+                if bar:
+                    bar.update(1)
+                continue
+            try:
+                # correctness first, on poisoned output
+                backend.poison(c0[0])
+                _core.gemm(k["name"], *ptrs[0], M, N, K, lda, ldb, ldc, cd, lt, acc, True, 0, True)
+                if backend.name:
+                    row["rel_err"], row["nonfinite"] = backend.rel_err(c0[1], ref)
+                else:
+                    row["rel_err"], row["nonfinite"] = _native_err(a0, b0, c0, layout)
+                ms = _core.time_gemm(k["name"], ptrs, M, N, K, lda, ldb, ldc, cd, lt, acc, True, warmup, iters, 0)
+                row["sm_clock_mhz"] = _sm_clock_mhz()
+                row.update(_stats(ms, flops))
+                if cublas_ms:
+                    row["vs_cublas"] = float(np.median(cublas_ms)) / row["median_ms"]
+                row["status"] = "ok" if row["nonfinite"] == 0 and row["rel_err"] < 2e-2 else "WRONG"
+            except Exception as e:  # report, keep going
+                row["status"] = f"error: {e}"
+            rows.append(row)
+            if bar:
+                bar.update(1)
+        del sets, ref
+        backend.free()
+    if bar:
+        bar.close()
+    return {"environment": _environment(backend), "rows": rows}
+
+
+def _native_err(a, b, c, layout, sample=256):
+    (da, ha), (db, hb) = a[1], b[1]
+    got = c[0].numpy()[:sample].astype(np.float64)
+    A = ha[:sample].astype(np.float64)
+    B = hb.astype(np.float64)
+    ref = A @ (B.T if layout == "TN" else B)
+    nonfinite = int((~np.isfinite(got)).sum())
+    return float(np.linalg.norm(got - ref) / (np.linalg.norm(ref) or 1.0)), nonfinite
+
+
+# ---------------------------------------------------------------------------
+def to_markdown(result) -> str:
+    env = result["environment"]
+    lines = ["# tcgemm benchmark", ""]
+    for key in ("date", "gpu", "driver_version", "max_sm_clock", "power_limit", "cublas_via"):
+        if env.get(key):
+            lines.append(f"- {key.replace('_', ' ')}: {env[key]}")
+    tb = env.get("tcgemm", {})
+    lines.append(f"- tcgemm {tb.get('version')}, built with CUDA {tb.get('cuda_version')} for {', '.join(tb.get('archs', []))}")
+    lines += ["", "| shape (MxNxK) | dtype | B | kernel | TFLOPS | median ms | min / max ms | vs cuBLAS | rel err | SM MHz | status |",
+              "|---|---|---|---|---:|---:|---:|---:|---:|---:|---|"]
+    for r in result["rows"]:
+        shape = f"{r['M']}x{r['N']}x{r['K']}"
+        if "median_ms" not in r:
+            lines.append(f"| {shape} | {r['dtype']} | {r['layout']} | {r['kernel']} | | | | | | | {r.get('status', '')} |")
+            continue
+        vs = f"{r['vs_cublas']:.2f}x" if r.get("vs_cublas") else "n/a"
+        err = f"{r['rel_err']:.1e}" if r.get("rel_err") is not None else ""
+        lines.append(f"| {shape} | {r['dtype']} | {r['layout']} | {r['kernel']} | {r['tflops']:.1f} | "
+                     f"{r['median_ms']:.3f} | {r['min_ms']:.3f} / {r['max_ms']:.3f} | {vs} | {err} | "
+                     f"{r.get('sm_clock_mhz') or ''} | {r.get('status', 'reference')} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(result, out_dir) -> list:
+    """TFLOPS vs size per kernel (squares), cuBLAS as the reference line; one PNG per dtype/layout."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    os.makedirs(out_dir, exist_ok=True)
+    written = []
+    rows = [r for r in result["rows"] if "tflops" in r and r["M"] == r["N"] == r["K"]]
+    for dname in sorted({r["dtype"] for r in rows}):
+        for layout in sorted({r["layout"] for r in rows}):
+            sel = [r for r in rows if r["dtype"] == dname and r["layout"] == layout]
+            if not sel:
+                continue
+            fig, ax = plt.subplots(figsize=(8, 5))
+            for name in dict.fromkeys(r["kernel"] for r in sel):
+                pts = sorted((r["M"], r["tflops"]) for r in sel if r["kernel"] == name)
+                style = dict(color="black", linewidth=2.5, linestyle="--") if name.startswith("cuBLAS") else {}
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name, **style)
+            ax.set_xscale("log", base=2)
+            ax.set_xlabel("M = N = K")
+            ax.set_ylabel("TFLOPS")
+            ax.set_title(f"{result['environment'].get('gpu')}: {dname}, B {layout}")
+            ax.grid(True, alpha=0.3)
+            ax.legend(fontsize=7, ncol=2)
+            path = os.path.join(out_dir, f"{dname}_{layout}.png")
+            fig.tight_layout()
+            fig.savefig(path, dpi=110)
+            plt.close(fig)
+            written.append(path)
+    return written
+
+
+def _parse_shapes(items):
+    shapes = []
+    for it in items:
+        if it in PRESETS:
+            shapes += PRESETS[it]
+            continue
+        parts = [int(x) for x in it.lower().split("x")]
+        shapes.append(tuple(parts * 3) if len(parts) == 1 else tuple(parts))
+    return shapes
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m tcgemm bench", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--preset", nargs="*", default=[], choices=sorted(PRESETS), help="shape sets")
+    p.add_argument("--shapes", nargs="*", default=[], help="e.g. 4096 or 128x8192x8192 (MxNxK)")
+    p.add_argument("--kernels", nargs="*", default=[], help="glob patterns over kernel names")
+    p.add_argument("--dtypes", nargs="*", default=["fp16"], choices=sorted(DTYPES))
+    p.add_argument("--layouts", nargs="*", default=["TN"], choices=["TN", "NN"])
+    p.add_argument("--accumulate", default="f32", choices=["f32", "f16"])
+    p.add_argument("--warmup", type=int, default=5)
+    p.add_argument("--iters", type=int, default=30)
+    p.add_argument("--no-cublas", action="store_true", help="skip torch/cupy even if installed")
+    p.add_argument("--json", help="write the results as JSON here")
+    p.add_argument("--md", help="write a Markdown table here")
+    p.add_argument("--plot", help="write PNG plots into this folder")
+    args = p.parse_args(argv)
+    if _core.device_count() == 0:
+        print("tcgemm bench: no CUDA device was found; nothing to time.", file=sys.stderr)
+        return 1
+    shapes = _parse_shapes(args.preset + args.shapes) or PRESETS["quick"]
+    res = run(shapes, args.kernels, args.dtypes, args.layouts, args.accumulate, args.warmup, args.iters,
+              backend=_backend("none" if args.no_cublas else None))
+    md = to_markdown(res)
+    print(md)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(res, f, indent=1)
+    if args.md:
+        with open(args.md, "w") as f:
+            f.write(md)
+    if args.plot:
+        for path in plot(res, args.plot):
+            print("wrote", path)
+    return 1 if any(r.get("status", "").startswith(("WRONG", "error")) for r in res["rows"]) else 0
+
+
+# ---------------------------------------------------------------------------
+def selfcheck(shape=(1000, 1000, 1000), log=print) -> bool:
+    """Every runnable kernel, both dtypes, both layouts, each accumulator it
+    supports, against a float64 reference on fresh random data, poisoned output."""
+    M, N, K = shape
+    rng = np.random.default_rng()
+    ok = True
+    for dname, dt in DTYPES.items():
+        a = rng.uniform(-1, 1, (M, K)).astype(dt)
+        w = rng.uniform(-1, 1, (N, K)).astype(dt)
+        for layout, b in (("NN", np.ascontiguousarray(w.T)), ("TN", w.T)):
+            ref = a.astype(np.float64) @ b.astype(np.float64)
+            for k in kernels():
+                if not k["runnable"]:
+                    continue
+                for acc in k["accumulators"]:
+                    if acc == "f16" and dt == bfloat16:
+                        continue
+                    with DeviceArray.empty((M, N), dt) as out:
+                        out._buf.fill_bytes(0xFF)  # NaN poison
+                        matmul(to_device(a), to_device(b), kernel=k["name"], out=out, accumulate=acc)
+                        got = out.numpy().astype(np.float64)
+                    err = np.linalg.norm(got - ref) / np.linalg.norm(ref)
+                    bound = 1e-2 if acc == "f16" else (8e-3 if dt == bfloat16 else 2e-3)
+                    good = bool(np.isfinite(got).all() and err < bound)
+                    ok &= good
+                    log(f"  {k['name']:<22} {dname} {layout} acc={acc}: rel err {err:.2e} "
+                        f"{'ok' if good else 'FAILED (bound %.0e)' % bound}")
+    return ok
+
+
+def selfcheck_and_table() -> int:
+    info = build_info()
+    dev = device_info()
+    print(f"tcgemm {info['version']} (CUDA {info['cuda_version']}, built for {', '.join(info['archs'])})")
+    if dev is None:
+        print("No CUDA device was found: nothing can run here. Kernels in this build:")
+        for k in kernels():
+            print(f"  {k['name']:<22} {k['arch']:<8} {'built' if k['built'] else 'not built'}")
+        return 1
+    print(f"device: {dev['name']} (sm_{dev['cc']}, {dev['sm_count']} SMs)")
+    print("self-check at 1000x1000x1000 against float64:")
+    ok = selfcheck()
+    print("self-check:", "PASSED" if ok else "FAILED")
+    print("\nbenchmark, 4096^3 fp16, B K-major (TN) and row-major (NN):")
+    res = run([(4096, 4096, 4096)], dtypes=("fp16",), layouts=("TN", "NN"), warmup=3, iters=15, progress=False)
+    print(to_markdown(res))
+    return 0 if ok else 1

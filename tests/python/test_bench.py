@@ -1,0 +1,29 @@
+"""The benchmark harness runs on a tiny sweep and its JSON has the promised fields."""
+import json
+
+import pytest
+
+from conftest import gpu
+from tcgemm import bench
+
+
+def test_shape_parsing_and_presets():
+    assert bench._parse_shapes(["4096", "16x8192x8192"]) == [(4096, 4096, 4096), (16, 8192, 8192)]
+    assert (4095, 4097, 4093) in bench._parse_shapes(["odd"])
+    assert len(bench.select_kernels(["sm89.mma.s*"])) == 4
+
+
+@gpu
+def test_tiny_sweep_json(tmp_path):
+    out = tmp_path / "r.json"
+    rc = bench.main(["--shapes", "256", "130x200x70", "--kernels", "sm89.mma_swz_x4.s3", "--iters", "3",
+                     "--warmup", "1", "--layouts", "TN", "NN", "--json", str(out), "--md", str(tmp_path / "r.md")])
+    assert rc == 0
+    res = json.loads(out.read_text())
+    assert res["environment"]["gpu"]
+    rows = [r for r in res["rows"] if r["kernel"] == "sm89.mma_swz_x4.s3"]
+    assert len(rows) == 4
+    for r in rows:
+        assert {"M", "N", "K", "dtype", "layout", "median_ms", "min_ms", "max_ms", "tflops", "rel_err",
+                "status"} <= set(r)
+        assert r["status"] == "ok" and r["min_ms"] <= r["median_ms"] <= r["max_ms"]
