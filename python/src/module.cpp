@@ -146,6 +146,20 @@ PYBIND11_MODULE(_core, m) {
       "Per-launch times (ms) of `iters` launches after `warmup`, cycling through the (a, b, c) pointer sets.");
 
   m.def(
+      "mma_sync_peak",
+      [](Accum accum) {
+        double t = 0;
+        Status s;
+        {
+          py::gil_scoped_release nogil;
+          s = mma_sync_peak(accum, &t);
+        }
+        check(s);
+        return t;
+      },
+      py::arg("accum"), "TFLOPS of a register-only mma.sync m16n8k16 loop on the current device.");
+
+  m.def(
       "check_args",
       [](int64_t M, int64_t N, int64_t K, int64_t lda, int64_t ldb, int64_t ldc, DType dtype, Layout layout,
          Accum accum, uintptr_t a, uintptr_t b, uintptr_t c) {

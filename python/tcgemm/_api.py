@@ -19,6 +19,21 @@ _DTYPES = {float16: _core.DType.float16, bfloat16: _core.DType.bfloat16}
 _ACCUM = {"f32": _core.Accum.f32, "f16": _core.Accum.f16}
 
 
+def _stream_handle(stream) -> int:
+    """A CUDA stream as the integer handle the C++ core takes: None or 0 is the
+    default stream; an int is a cudaStream_t; an object with .cuda_stream
+    (torch) or .ptr (cupy) is asked for it."""
+    if stream is None:
+        return 0
+    for attr in ("cuda_stream", "ptr"):
+        if hasattr(stream, attr):
+            stream = getattr(stream, attr)
+            break
+    if isinstance(stream, bool) or not isinstance(stream, (int, np.integer)) or stream < 0:
+        raise TypeError(f"tcgemm: stream must be an int handle or an object with .cuda_stream/.ptr, got {stream!r}")
+    return int(stream)
+
+
 def _check_dtype(dt: np.dtype, what: str) -> np.dtype:
     dt = np.dtype(dt)
     if dt not in _DTYPES:
@@ -113,11 +128,12 @@ class DeviceArray:
         return not self._buf.valid
 
     # -- host transfers ---------------------------------------------------
-    def numpy(self) -> np.ndarray:
-        """Copy to a new NumPy array (waits for pending GPU work on the default stream)."""
+    def numpy(self, stream=None) -> np.ndarray:
+        """Copy to a new NumPy array. The copy is ordered after earlier work on
+        `stream` (default: the default stream) and waits for it."""
         buf = self._live()
         host = np.empty((buf.rows, buf.cols), dtype=self.dtype)
-        buf.download(host)
+        buf.download(host, _stream_handle(stream))
         return host.T if self._transposed else host
 
     def __array__(self, dtype=None, copy=None):
@@ -153,7 +169,7 @@ class DeviceArray:
                 "stream": None}
 
 
-def to_device(a) -> DeviceArray:
+def to_device(a, stream=None) -> DeviceArray:
     """Copy a 2-D float16/bfloat16 array to the GPU.
 
     A C-contiguous array is stored as is; an F-contiguous one (such as
@@ -170,7 +186,7 @@ def to_device(a) -> DeviceArray:
     host = a.T if transposed else np.ascontiguousarray(a)
     buf = _core.DeviceBuffer(host.shape[0], host.shape[1], _DTYPES[host.dtype])
     try:
-        buf.upload(host)
+        buf.upload(host, _stream_handle(stream))
     except BaseException:
         buf.free()
         raise
@@ -200,7 +216,8 @@ def _operand(x, what: str):
     return arr, arr.shape, arr.dtype
 
 
-def matmul(a, b, *, kernel: str = "auto", out=None, accumulate: str = "f32", grid_swizzle: bool = True):
+def matmul(a, b, *, kernel: str = "auto", out=None, accumulate: str = "f32", grid_swizzle: bool = True,
+           stream=None):
     """``a @ b`` on the GPU's tensor cores.
 
     a, b: 2-D float16 or bfloat16 (``ml_dtypes.bfloat16``) NumPy arrays or
@@ -213,10 +230,15 @@ def matmul(a, b, *, kernel: str = "auto", out=None, accumulate: str = "f32", gri
     accumulate: ``"f32"`` (default) or ``"f16"`` (float16 inputs only; faster
         on GeForce Ada, larger rounding error growing with K).
     grid_swizzle: grouped tile order for L2 reuse (on by default).
+    stream: CUDA stream to run on (int handle, or an object with
+        ``.cuda_stream``/``.ptr`` such as a torch or cupy stream); default stream
+        if None. With DeviceArray results the call returns once the kernel is
+        queued; with NumPy results it waits for it.
 
     Returns a NumPy array (same dtype), or a DeviceArray if ``a`` or ``b``
     is a DeviceArray (or ``out`` when given).
     """
+    sh = _stream_handle(stream)
     if not isinstance(kernel, str):
         raise TypeError(f"tcgemm: kernel must be a string, got {type(kernel).__name__}")
     if accumulate not in _ACCUM:
@@ -252,6 +274,10 @@ def matmul(a, b, *, kernel: str = "auto", out=None, accumulate: str = "f32", gri
         raise RuntimeError("tcgemm: no CUDA device was found (no GPU, or no NVIDIA driver); "
                            f"this build holds code for {', '.join(build_info()['archs'])}")
 
+    cur = _core.device_info()["index"]
+    for name, x in (("a", a), ("b", b), ("out", out)):
+        if isinstance(x, DeviceArray) and x.device != cur:
+            raise ValueError(f"tcgemm: {name} lives on device {x.device}, but the current device is {cur}")
     temps = []  # device buffers this call made and must free
     try:
         if isinstance(a, DeviceArray):
@@ -260,12 +286,12 @@ def matmul(a, b, *, kernel: str = "auto", out=None, accumulate: str = "f32", gri
                                  "accepted as b (TN); use to_device(np.ascontiguousarray(...))")
             da = a
         else:
-            da = to_device(np.ascontiguousarray(a))
+            da = to_device(np.ascontiguousarray(a), sh)
             temps.append(da)
         if isinstance(b, DeviceArray):
             db = b
         else:
-            db = to_device(b)  # an F-contiguous b arrives as a transposed view: TN
+            db = to_device(b, sh)  # an F-contiguous b arrives as a transposed view: TN
             temps.append(db)
         layout = _core.Layout.TN if db.is_transposed else _core.Layout.NN
         if isinstance(out, DeviceArray):
@@ -277,10 +303,12 @@ def matmul(a, b, *, kernel: str = "auto", out=None, accumulate: str = "f32", gri
             if not (on_device and out is None):
                 temps.append(dc)
         _core.gemm(kernel, da.ptr, db.ptr, dc.ptr, M, N, K, da.pitch, db.pitch, dc.pitch,
-                   _DTYPES[adt], layout, _ACCUM[accumulate], grid_swizzle, 0, True)
+                   _DTYPES[adt], layout, _ACCUM[accumulate], grid_swizzle, sh,
+                   # wait before freeing this call's temporaries (or reading the result)
+                   bool(temps))
         if on_device:
             return out if out is not None else dc
-        res = dc.numpy()
+        res = dc.numpy(sh)
         if out is not None:
             out[...] = res
             return out

@@ -274,7 +274,23 @@ def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumul
         backend.free()
     if bar:
         bar.close()
-    return {"environment": _environment(backend), "rows": rows}
+    env = _environment(backend)
+    peaks = mma_sync_peaks()
+    if peaks:
+        env["mma_sync_peak_tflops"] = peaks
+        for r in rows:  # the Ada family's distance from its own ceiling
+            if r["kernel"].startswith("sm89.") and "tflops" in r:
+                r["vs_mma_peak"] = r["tflops"] / peaks[r["accumulate"]]
+    return {"environment": env, "rows": rows}
+
+
+def mma_sync_peaks():
+    """TFLOPS of a register-only mma.sync m16n8k16 loop (f32 and f16 accumulation),
+    or None where the Ada family cannot run."""
+    try:
+        return {"f32": _core.mma_sync_peak(_core.Accum.f32), "f16": _core.mma_sync_peak(_core.Accum.f16)}
+    except (RuntimeError, ValueError):
+        return None
 
 
 def _native_err(a, b, c, layout, sample=256):
@@ -294,19 +310,24 @@ def to_markdown(result) -> str:
     for key in ("date", "gpu", "driver_version", "max_sm_clock", "power_limit", "cublas_via"):
         if env.get(key):
             lines.append(f"- {key.replace('_', ' ')}: {env[key]}")
+    if env.get("mma_sync_peak_tflops"):
+        pk = env["mma_sync_peak_tflops"]
+        lines.append(f"- mma.sync m16n8k16 ceiling (register-only loop): {pk['f32']:.0f} TFLOPS f32 accumulate, "
+                     f"{pk['f16']:.0f} f16 accumulate; 'of peak' = an Ada kernel's share of it")
     tb = env.get("tcgemm", {})
     lines.append(f"- tcgemm {tb.get('version')}, built with CUDA {tb.get('cuda_version')} for {', '.join(tb.get('archs', []))}")
-    lines += ["", "| shape (MxNxK) | dtype | B | kernel | TFLOPS | median ms | min / max ms | vs cuBLAS | rel err | SM MHz | status |",
-              "|---|---|---|---|---:|---:|---:|---:|---:|---:|---|"]
+    lines += ["", "| shape (MxNxK) | dtype | B | kernel | TFLOPS | median ms | min / max ms | vs cuBLAS | of peak | rel err | SM MHz | status |",
+              "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
     for r in result["rows"]:
         shape = f"{r['M']}x{r['N']}x{r['K']}"
         if "median_ms" not in r:
-            lines.append(f"| {shape} | {r['dtype']} | {r['layout']} | {r['kernel']} | | | | | | | {r.get('status', '')} |")
+            lines.append(f"| {shape} | {r['dtype']} | {r['layout']} | {r['kernel']} | | | | | | | | {r.get('status', '')} |")
             continue
         vs = f"{r['vs_cublas']:.2f}x" if r.get("vs_cublas") else "n/a"
         err = f"{r['rel_err']:.1e}" if r.get("rel_err") is not None else ""
+        peak = f"{r['vs_mma_peak']:.2f}" if r.get("vs_mma_peak") else ""
         lines.append(f"| {shape} | {r['dtype']} | {r['layout']} | {r['kernel']} | {r['tflops']:.1f} | "
-                     f"{r['median_ms']:.3f} | {r['min_ms']:.3f} / {r['max_ms']:.3f} | {vs} | {err} | "
+                     f"{r['median_ms']:.3f} | {r['min_ms']:.3f} / {r['max_ms']:.3f} | {vs} | {peak} | {err} | "
                      f"{r.get('sm_clock_mhz') or ''} | {r.get('status', 'reference')} |")
     return "\n".join(lines) + "\n"
 

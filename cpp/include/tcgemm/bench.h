@@ -15,4 +15,8 @@ namespace tcgemm {
 Status time_gemm(const std::vector<GemmArgs>& rotation, const std::string& kernel, int warmup, int iters,
                  std::vector<float>* ms);
 
+// TFLOPS of mma.sync.m16n8k16 (fp16 inputs) with operands already in
+// registers, on the current device: the Ada family's ceiling.
+Status mma_sync_peak(Accum accum, double* tflops);
+
 }  // namespace tcgemm

@@ -2,7 +2,13 @@
 
 #include "core/launch_check.h"
 #include "tcgemm/bench.h"
+#include "tcgemm/device.h"
 #include "tcgemm/gemm.h"
+#include "tcgemm/registry.h"
+
+#if TCGEMM_BUILD_SM89
+#include "sm89/launch.h"
+#endif
 
 namespace tcgemm {
 
@@ -34,6 +40,19 @@ Status time_gemm(const std::vector<GemmArgs>& rotation, const std::string& kerne
     ms->push_back(t);
   }
   return Status::Ok();
+}
+
+Status mma_sync_peak(Accum accum, double* tflops) {
+  DeviceInfo dev;
+  TCGEMM_TRY(current_device(&dev));
+#if TCGEMM_BUILD_SM89
+  // Runs wherever the Ada family's SASS runs.
+  TCGEMM_TRY(check_runnable(*find_kernel("sm89.mma.s2")));
+  return sm89::measure_mma_peak(accum == Accum::f16, dev.sm_count, tflops);
+#else
+  (void)accum, (void)tflops;
+  return Status::Error(StatusCode::not_runnable, "the Ada (sm89) family was not built");
+#endif
 }
 
 }  // namespace tcgemm

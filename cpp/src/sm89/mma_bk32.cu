@@ -4,7 +4,12 @@
 
 namespace tcgemm::sm89 {
 
-Status launch_mma_bk32_s3(const GemmArgs& a) { return launch_variant<Config<32, 3, true, true, true>>(a); }
-Status launch_mma_bk32_s4(const GemmArgs& a) { return launch_variant<Config<32, 4, true, true, true>>(a); }
+// BM, BN, BK, warps along M, warps along N, stages, swizzle A, swizzle B, B by ldmatrix.x4, blocks/SM
+Status launch_mma_bk32_s3(const GemmArgs& a) {
+  return launch_variant<Config<128, 128, 32, 2, 4, 3, true, true, true, 2>>(a);
+}
+Status launch_mma_bk32_s4(const GemmArgs& a) {
+  return launch_variant<Config<128, 128, 32, 2, 4, 4, true, true, true, 2>>(a);
+}
 
 }  // namespace tcgemm::sm89

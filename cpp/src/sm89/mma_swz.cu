@@ -4,7 +4,12 @@
 
 namespace tcgemm::sm89 {
 
-Status launch_mma_swz_s3(const GemmArgs& a) { return launch_variant<Config<16, 3, false, true, false>>(a); }
-Status launch_mma_swz_s4(const GemmArgs& a) { return launch_variant<Config<16, 4, false, true, false>>(a); }
+// BM, BN, BK, warps along M, warps along N, stages, swizzle A, swizzle B, B by ldmatrix.x4, blocks/SM
+Status launch_mma_swz_s3(const GemmArgs& a) {
+  return launch_variant<Config<128, 128, 16, 2, 4, 3, false, true, false, 2>>(a);
+}
+Status launch_mma_swz_s4(const GemmArgs& a) {
+  return launch_variant<Config<128, 128, 16, 2, 4, 4, false, true, false, 2>>(a);
+}
 
 }  // namespace tcgemm::sm89

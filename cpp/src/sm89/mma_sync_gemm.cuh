@@ -1,7 +1,7 @@
 // The Ada GEMM (seed 000): cp.async multi-stage pipeline -> ldmatrix ->
 // mma.sync.m16n8k16 -> shuffle-assembled 16-byte stores.
 //
-// One template, four ladder steps, each one idea over the last (Config below):
+// One template, five ladder steps, each one idea over the last (Config below):
 //   sm89.mma        128x128x16 tile, 8 warps (2 x 4), 64x32 warp tile of 4x4
 //                   m16n8k16 MMAs, unswizzled shared memory, B by ldmatrix.x2
 //   sm89.mma_swz    + XOR-swizzled B tile (conflict-free ldmatrix on B)
@@ -9,6 +9,9 @@
 //                   fragments per instruction: half the B load instructions)
 //   sm89.mma_bk32   + 32-deep K slice per stage: half the barriers and
 //                   pipeline bookkeeping per MMA
+//   sm89.mma_wt64   + 64x64 warp tile (128x256 block): each ldmatrix feeds
+//                   twice the MMAs, which is what shared-memory bandwidth
+//                   needs once the tensor cores outrun it (Hopper)
 // NN (B row-major K x N) reads B with ldmatrix.trans; TN (B stored N x K) reads
 // it plain. Edges: predicated zero-filling copies and clipped stores, so any
 // M, N, K >= 1 works.
@@ -29,24 +32,26 @@
 
 namespace tcgemm::sm89 {
 
-template <int kBK, int kStages, bool kSwizzleA, bool kSwizzleB, bool kBx4>
+template <int kBM, int kBN, int kBK, int kWarpsM, int kWarpsN, int kStages, bool kSwizzleA, bool kSwizzleB,
+          bool kBx4, int kMinBlocks>
 struct Config {
-  static constexpr int BM = 128, BN = 128, BK = kBK;
+  static constexpr int BM = kBM, BN = kBN, BK = kBK;
   static constexpr int STAGES = kStages;
-  static constexpr int WARPS_M = 2, WARPS_N = 4;
+  static constexpr int WARPS_M = kWarpsM, WARPS_N = kWarpsN;
   static constexpr int THREADS = WARPS_M * WARPS_N * 32;
-  static constexpr int WM = BM / WARPS_M;  // 64 rows of C per warp
-  static constexpr int WN = BN / WARPS_N;  // 32 columns of C per warp
+  static constexpr int WM = BM / WARPS_M;  // rows of C per warp
+  static constexpr int WN = BN / WARPS_N;  // columns of C per warp
   static constexpr int MT = WM / 16;       // m16 fragments per warp
   static constexpr int NT = WN / 8;        // n8 fragments per warp
   static constexpr bool SWIZZLE_A = kSwizzleA, SWIZZLE_B = kSwizzleB, B_X4 = kBx4;
   static constexpr int GROUP = 8;  // tile rows per group of the grouped raster
-  // Two resident blocks per SM (16 warps) hide ldmatrix/MMA latency better
-  // than one; it caps registers at 128 per thread (65536 / (2 * 256)).
-  static constexpr int MIN_BLOCKS = 2;
+  // Resident blocks per SM the registers are budgeted for: 2 blocks of 8
+  // warps cap a thread at 128 registers (65536 / (2 * 256)); a 64x64 warp
+  // tile needs more (128 accumulators alone) and runs one block per SM.
+  static constexpr int MIN_BLOCKS = kMinBlocks;
   static_assert(STAGES >= 2, "the pipeline needs at least two stages");
   static_assert(BK % 16 == 0, "BK is a whole number of k16 MMA steps");
-  static_assert(NT == 4, "the epilogue gives each lane of a quad one n8 fragment");
+  static_assert(NT % 4 == 0, "the epilogue hands each lane of a quad one n8 fragment of every 4");
 
   using ATile = SmemTile<BM, BK / 8, SWIZZLE_A>;  // BM rows of K
   template <Layout L>  // TN: BN rows of K;  NN: BK rows of N
@@ -258,40 +263,43 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
   for (int i = 0; i < MT; ++i) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {  // rows quad and quad + 8 of the fragment
-      uint32_t packed[NT];
 #pragma unroll
-      for (int j = 0; j < NT; ++j) {
-        if constexpr (ACC == Accum::f32) {
-          packed[j] = Element<DT>::pack(acc[i][j].v[2 * h], acc[i][j].v[2 * h + 1]);
-        } else {
-          packed[j] = acc[i][j].v[h];
+      for (int j0 = 0; j0 < NT; j0 += 4) {  // four n8 fragments: one per quad lane
+        uint32_t packed[4];
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          if constexpr (ACC == Accum::f32) {
+            packed[j] = Element<DT>::pack(acc[i][j0 + j].v[2 * h], acc[i][j0 + j].v[2 * h + 1]);
+          } else {
+            packed[j] = acc[i][j0 + j].v[h];
+          }
         }
-      }
-      uint32_t got[4];
+        uint32_t got[4];
 #pragma unroll
-      for (int r = 0; r < 4; ++r) {
-        // Round r: lane t reads quad lane (t + r) % 4, which sends its
-        // columns of fragment j = (its t - r) % 4, i.e. the reader's t.
-        const uint32_t send = select4(packed, (t - r) & 3);
-        got[r] = __shfl_sync(0xffffffffu, send, (quad << 2) | ((t + r) & 3));
-      }
-      // got[r] holds columns 2s, 2s+1 with s = (t + r) % 4: put them in order.
-      // (Selects, not a lane-dependent array index, which would go to local memory.)
-      uint32_t out[4];
+        for (int r = 0; r < 4; ++r) {
+          // Round r: lane t reads quad lane (t + r) % 4, which sends its
+          // columns of fragment j = (its t - r) % 4, i.e. the reader's t.
+          const uint32_t send = select4(packed, (t - r) & 3);
+          got[r] = __shfl_sync(0xffffffffu, send, (quad << 2) | ((t + r) & 3));
+        }
+        // got[r] holds columns 2s, 2s+1 with s = (t + r) % 4: put them in order.
+        // (Selects, not a lane-dependent array index, which would go to local memory.)
+        uint32_t out[4];
 #pragma unroll
-      for (int s = 0; s < 4; ++s) out[s] = select4(got, (s - t) & 3);
-      const int gm = m0 + warp_m * Cfg::WM + i * 16 + quad + 8 * h;
-      const int gn = n0 + warp_n * Cfg::WN + t * 8;
-      if (gm < p.M && gn < p.N) {
-        T* dst = C + static_cast<int64_t>(gm) * p.ldc + gn;
-        if (gn + 8 <= p.N) {
-          *reinterpret_cast<uint4*>(dst) = make_uint4(out[0], out[1], out[2], out[3]);
-        } else {
+        for (int s = 0; s < 4; ++s) out[s] = select4(got, (s - t) & 3);
+        const int gm = m0 + warp_m * Cfg::WM + i * 16 + quad + 8 * h;
+        const int gn = n0 + warp_n * Cfg::WN + (j0 + t) * 8;
+        if (gm < p.M && gn < p.N) {
+          T* dst = C + static_cast<int64_t>(gm) * p.ldc + gn;
+          if (gn + 8 <= p.N) {
+            *reinterpret_cast<uint4*>(dst) = make_uint4(out[0], out[1], out[2], out[3]);
+          } else {
 #pragma unroll
-          for (int c = 0; c < 8; ++c) {  // constant c keeps `out` in registers
-            const uint32_t pair = out[c / 2];
-            const uint16_t bits = static_cast<uint16_t>(c % 2 ? pair >> 16 : pair & 0xffffu);
-            if (c < p.N - gn) reinterpret_cast<uint16_t*>(dst)[c] = bits;
+            for (int c = 0; c < 8; ++c) {  // constant c keeps `out` in registers
+              const uint32_t pair = out[c / 2];
+              const uint16_t bits = static_cast<uint16_t>(c % 2 ? pair >> 16 : pair & 0xffffu);
+              if (c < p.N - gn) reinterpret_cast<uint16_t*>(dst)[c] = bits;
+            }
           }
         }
       }

@@ -12,16 +12,18 @@ std::vector<KernelInfo> sm89_kernels() {
   const unsigned dtypes = bit(DType::f16) | bit(DType::bf16);
   const unsigned layouts = bit(Layout::NN) | bit(Layout::TN);
   const unsigned accums = bit(Accum::f32) | bit(Accum::f16);  // f16 accumulation: fp16 inputs only
-  struct Step { const char* id; const char* idea; int bk; };
+  struct Step { const char* id; const char* idea; int bm, bn, bk; };
   const Step steps[] = {
-      {"mma", "mma.sync m16n8k16 + ldmatrix + cp.async multi-stage; 128x128x16 tile, 2x4 warps of 4x4 MMAs", 16},
-      {"mma_swz", "+ XOR-swizzled B tile in shared memory (conflict-free ldmatrix without padding)", 16},
-      {"mma_swz_x4", "+ swizzled A tile and ldmatrix.x4 for B (two n8 fragments per load)", 16},
-      {"mma_bk32", "+ 32-deep K slice per stage (half the barriers per MMA)", 32},
+      {"mma", "mma.sync m16n8k16 + ldmatrix + cp.async multi-stage; 128x128x16 tile, 2x4 warps of 4x4 MMAs", 128, 128, 16},
+      {"mma_swz", "+ XOR-swizzled B tile in shared memory (conflict-free ldmatrix without padding)", 128, 128, 16},
+      {"mma_swz_x4", "+ swizzled A tile and ldmatrix.x4 for B (two n8 fragments per load)", 128, 128, 16},
+      {"mma_bk32", "+ 32-deep K slice per stage (half the barriers per MMA)", 128, 128, 32},
+      {"mma_wt64", "+ 64x64 warp tile, 128x256 block (twice the MMAs per ldmatrix)", 128, 256, 32},
+      {"mma_wt64_k64", "+ 64-deep K slice (four k16 steps between barriers)", 128, 256, 64},
   };
   std::vector<KernelInfo> v;
   auto add = [&](const char* name, const Step& s, int stages, LaunchFn fn) {
-    v.push_back(KernelInfo{name, "sm89", s.idea, 89, dtypes, layouts, accums, 128, 128, s.bk, stages, fn, sass});
+    v.push_back(KernelInfo{name, "sm89", s.idea, 89, dtypes, layouts, accums, s.bm, s.bn, s.bk, stages, fn, sass});
   };
 #if TCGEMM_BUILD_SM89
 #define TCGEMM_FN(variant, stages) &sm89::launch_##variant##_s##stages
