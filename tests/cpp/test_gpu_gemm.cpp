@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -76,11 +77,21 @@ int main() {
     std::printf("SKIP: no CUDA device found; GPU tests need one\n");
     return 77;
   }
-  std::mt19937 rng(12345);
-  const Case cases[] = {{1, 1, 1}, {7, 13, 9}, {127, 129, 65}, {129, 127, 200}, {256, 384, 512}, {1000, 72, 33}, {64, 1000, 1000}};
+  std::mt19937 rng(std::random_device{}());  // fresh data every run
+  // TCGEMM_TEST_QUICK=1 (the sanitizer runs): two small odd shapes only.
+  // TCGEMM_TEST_KERNELS=substring: only kernels whose name contains it.
+  const bool quick = std::getenv("TCGEMM_TEST_QUICK") != nullptr;
+  const char* only = std::getenv("TCGEMM_TEST_KERNELS");
+  std::vector<Case> cases = {{1, 1, 1}, {7, 13, 9}, {127, 129, 65}, {129, 127, 200}, {256, 384, 512}, {1000, 72, 33}, {64, 1000, 1000}};
+  if (quick) cases = {{7, 13, 9}, {129, 131, 72}};
   int ran = 0;
   for (const auto& k : kernels()) {
-    if (!check_runnable(k).ok()) { std::printf("  %-22s not runnable here: %s\n", k.name, check_runnable(k).message.c_str()); continue; }
+    if (only && !std::strstr(k.name, only)) continue;
+    if (!check_runnable(k).ok()) {
+      const Status why = check_runnable(k);
+      std::printf("  %-22s skipped: needs sm_%d%s (%s)\n", k.name, k.arch, k.arch >= 90 ? "a" : "", why.message.c_str());
+      continue;
+    }
     for (DType dt : {DType::f16, DType::bf16})
       for (Accum acc : {Accum::f32, Accum::f16})
         for (Layout lay : {Layout::NN, Layout::TN}) {

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# compute-sanitizer over every runnable kernel at small odd shapes (run on a GPU
+# machine after building: `pip install .` puts the ctest binaries in build/).
+# Usage: tests/sanitize.sh [BUILD_DIR] [KERNEL_SUBSTRING]
+# Prints one summary line per tool; exits non-zero if any tool reports an error.
+set -uo pipefail
+BUILD=${1:-build}
+export TCGEMM_TEST_QUICK=1
+[ -n "${2:-}" ] && export TCGEMM_TEST_KERNELS="$2"
+status=0
+for tool in memcheck racecheck synccheck initcheck; do
+  log=$(mktemp)
+  compute-sanitizer --tool "$tool" --error-exitcode 99 "$BUILD/tests/cpp/test_gpu_gemm" > "$log" 2>&1
+  rc=$?
+  summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)
+  echo "$tool: rc=$rc ${summary:-$(tail -1 "$log")}"
+  if [ $rc -ne 0 ]; then status=1; grep -m 20 -E "=========" "$log"; fi
+  rm -f "$log"
+done
+exit $status
