@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/launch_check.h"
+#include "dlpack.h"
 #include "tcgemm/tcgemm.h"
 
 namespace py = pybind11;
@@ -41,6 +42,99 @@ void check_host(const py::array& a, const DeviceBuffer& b, bool writable) {
 
 cudaStream_t as_stream(uintptr_t s) { return reinterpret_cast<cudaStream_t>(s); }
 
+// ---- DLPack export: a view of a DeviceBuffer that keeps its Python owner alive.
+struct ExportCtx {
+  int64_t shape[2], strides[2];
+  PyObject* owner;
+};
+
+void export_deleter(DLManagedTensor* t) {
+  py::gil_scoped_acquire gil;  // consumers may call this from any thread
+  auto* ctx = static_cast<ExportCtx*>(t->manager_ctx);
+  Py_XDECREF(ctx->owner);
+  delete ctx;
+  delete t;
+}
+
+void capsule_destructor(PyObject* cap) {
+  // Only an unconsumed capsule still owns its tensor (the consumer renames it).
+  if (PyCapsule_IsValid(cap, "dltensor")) {
+    auto* t = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, "dltensor"));
+    if (t && t->deleter) t->deleter(t);
+  }
+}
+
+py::object buffer_to_dlpack(py::object owner, bool transposed) {
+  DeviceBuffer& b = owner.cast<DeviceBuffer&>();
+  if (!b.valid()) throw py::value_error("tcgemm: DeviceArray used after free()");
+  auto* ctx = new ExportCtx{{b.rows(), b.cols()}, {b.pitch(), 1}, owner.ptr()};
+  if (transposed) std::swap(ctx->shape[0], ctx->shape[1]), std::swap(ctx->strides[0], ctx->strides[1]);
+  Py_INCREF(ctx->owner);
+  auto* t = new DLManagedTensor{};
+  t->dl_tensor.data = b.data();
+  t->dl_tensor.device = {kDLCUDA, b.device()};
+  t->dl_tensor.ndim = 2;
+  t->dl_tensor.dtype = {b.dtype() == DType::f16 ? uint8_t(kDLFloat) : uint8_t(kDLBfloat), 16, 1};
+  t->dl_tensor.shape = ctx->shape;
+  t->dl_tensor.strides = ctx->strides;
+  t->manager_ctx = ctx;
+  t->deleter = export_deleter;
+  PyObject* cap = PyCapsule_New(t, "dltensor", capsule_destructor);
+  if (!cap) {
+    export_deleter(t);
+    throw py::error_already_set();
+  }
+  return py::reinterpret_steal<py::object>(cap);
+}
+
+// ---- DLPack import: (buffer view or nullptr, transposed, reason) for a capsule.
+// Zero-copy when one stride is 1 and the other suits the kernels (16-byte
+// aligned start, leading dimension a multiple of 8 elements); otherwise the
+// caller gets a padded device copy.
+py::tuple buffer_from_dlpack(py::object capsule, uintptr_t stream) {
+  PyObject* cap = capsule.ptr();
+  if (!PyCapsule_IsValid(cap, "dltensor")) throw py::type_error("tcgemm: expected an unconsumed DLPack 'dltensor' capsule");
+  auto* t = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, "dltensor"));
+  const DLTensor& d = t->dl_tensor;
+  auto fail = [&](const std::string& m) -> py::tuple { throw py::value_error("tcgemm: " + m); };
+  if (d.device.device_type != kDLCUDA && d.device.device_type != kDLCUDAManaged)
+    return fail("the DLPack tensor is not in CUDA device memory (device type " + std::to_string(d.device.device_type) + ")");
+  if (d.ndim != 2) return fail("expected a 2-D tensor, got " + std::to_string(d.ndim) + "-D");
+  if (d.dtype.bits != 16 || d.dtype.lanes != 1 || (d.dtype.code != kDLFloat && d.dtype.code != kDLBfloat))
+    throw py::type_error("tcgemm: the tensor's dtype is not float16 or bfloat16 (DLPack code " +
+                         std::to_string(d.dtype.code) + ", " + std::to_string(d.dtype.bits) + " bits)");
+  const DType dt = d.dtype.code == kDLFloat ? DType::f16 : DType::bf16;
+  const int64_t rows = d.shape[0], cols = d.shape[1];
+  int64_t s0 = d.strides ? d.strides[0] : cols, s1 = d.strides ? d.strides[1] : 1;
+  if (rows <= 1) s0 = pitch_for(cols);  // a stride along a size-1 axis means nothing
+  if (cols <= 1) s1 = 1;
+  bool transposed;
+  int64_t srows, scols, pitch;
+  if (s1 == 1 && s0 >= cols) transposed = false, srows = rows, scols = cols, pitch = s0;
+  else if (s0 == 1 && s1 >= rows) transposed = true, srows = cols, scols = rows, pitch = s1;
+  else return fail("the tensor needs unit stride along one axis (strides " + std::to_string(s0) + ", " + std::to_string(s1) + ")");
+  char* data = static_cast<char*>(d.data) + d.byte_offset;
+  // Mark consumed, and own the managed tensor from here on.
+  PyCapsule_SetName(cap, "used_dltensor");
+  auto release = [t] {
+    py::gil_scoped_acquire gil;
+    if (t->deleter) t->deleter(t);
+  };
+  const bool fits = reinterpret_cast<uintptr_t>(data) % 16 == 0 && pitch % 8 == 0;
+  if (fits) {
+    auto b = std::make_unique<DeviceBuffer>(DeviceBuffer::wrap(data, srows, scols, pitch, dt, d.device.device_id, release));
+    return py::make_tuple(py::cast(b.release(), py::return_value_policy::take_ownership), transposed, false);
+  }
+  // Padded copy in our own layout; the source is handed back right after.
+  auto b = std::make_unique<DeviceBuffer>();
+  Status s = DeviceBuffer::allocate(srows, scols, dt, b.get());
+  if (s.ok()) s = b->copy_from_device(data, pitch * 2, as_stream(stream));
+  if (s.ok()) s = cuda_status(cudaStreamSynchronize(as_stream(stream)), "copy of a DLPack tensor");
+  release();
+  check(s);
+  return py::make_tuple(py::cast(b.release(), py::return_value_policy::take_ownership), transposed, true);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -63,6 +157,7 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("dtype", &DeviceBuffer::dtype)
       .def_property_readonly("device", &DeviceBuffer::device)
       .def_property_readonly("valid", &DeviceBuffer::valid)
+      .def_property_readonly("owns", &DeviceBuffer::owns, "False for a view of another library's memory")
       .def_property_readonly("ptr", [](const DeviceBuffer& b) { return reinterpret_cast<uintptr_t>(b.data()); })
       .def(
           "upload",
@@ -215,6 +310,23 @@ PYBIND11_MODULE(_core, m) {
     return o;
   });
 
+  m.def("buffer_to_dlpack", &buffer_to_dlpack, py::arg("buffer"), py::arg("transposed"));
+  m.def("buffer_from_dlpack", &buffer_from_dlpack, py::arg("capsule"), py::arg("stream") = 0,
+        "-> (DeviceBuffer, transposed, copied)");
+  m.def("set_device", [](int i) { check(set_device(i)); });
+  m.def("get_device", [] {
+    int d = -1;
+    check(cuda_status(cudaGetDevice(&d), "cudaGetDevice"));
+    return d;
+  });
+  m.def("stream_synchronize", [](uintptr_t s) {
+    Status st;
+    {
+      py::gil_scoped_release nogil;
+      st = cuda_status(cudaStreamSynchronize(as_stream(s)), "cudaStreamSynchronize");
+    }
+    check(st);
+  });
   m.def("device_count", &device_count);
   m.def("pitch_for", &pitch_for);
   m.def("build_info", [] {

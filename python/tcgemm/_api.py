@@ -11,7 +11,7 @@ import ml_dtypes
 
 from . import _core
 
-__all__ = ["matmul", "DeviceArray", "to_device", "kernels", "build_info", "device_info"]
+__all__ = ["matmul", "DeviceArray", "to_device", "from_dlpack", "kernels", "build_info", "device_info"]
 
 float16 = np.dtype(np.float16)
 bfloat16 = np.dtype(ml_dtypes.bfloat16)
@@ -165,8 +165,78 @@ class DeviceArray:
         shape = (buf.rows, buf.cols)
         if self._transposed:
             shape, strides = shape[::-1], strides[::-1]
+        # tcgemm works on the legacy default stream unless told otherwise (1 = that stream)
         return {"shape": shape, "strides": strides, "typestr": "<f2", "data": (buf.ptr, False), "version": 3,
-                "stream": None}
+                "stream": 1}
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        """Zero-copy export (DLPack): ``torch.from_dlpack(d)``, ``cupy.from_dlpack(d)``.
+        The consumer's view keeps this memory alive, even past :meth:`free` of this object."""
+        if copy:
+            raise BufferError("tcgemm: DeviceArray.__dlpack__ exports views only (copy=True unsupported)")
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError("tcgemm: cannot export to another device")
+        if stream is not None and stream != -1:
+            # Order the consumer after tcgemm's pending work on the default stream.
+            _core.stream_synchronize(0)
+        return _core.buffer_to_dlpack(self._live(), self._transposed)
+
+    def __dlpack_device__(self):
+        return (2, self.device)  # (kDLCUDA, device id)
+
+
+def from_dlpack(x, stream=None) -> DeviceArray:
+    """View a CUDA tensor of another library (torch, cupy, jax...) as a DeviceArray.
+
+    No copy when one stride is 1 and the other a multiple of 8 elements with a
+    16-byte aligned start (what the kernels need); otherwise a padded device
+    copy is made (``result.is_view`` says which). The view keeps the source alive.
+    """
+    if isinstance(x, DeviceArray):
+        return x
+    if not hasattr(x, "__dlpack__"):
+        raise TypeError(f"tcgemm: {type(x).__name__} does not implement __dlpack__")
+    try:
+        cap = x.__dlpack__(stream=_stream_handle(stream) or None)
+    except TypeError:
+        cap = x.__dlpack__()
+    buf, transposed, _copied = _core.buffer_from_dlpack(cap, _stream_handle(stream))
+    return DeviceArray(buf, transposed)
+
+
+def _foreign_cuda(x) -> bool:
+    if isinstance(x, (np.ndarray, DeviceArray)) or not hasattr(x, "__dlpack__"):
+        return False
+    try:
+        return x.__dlpack_device__()[0] in (2, 13)  # kDLCUDA, kDLCUDAManaged
+    except Exception:
+        return False
+
+
+def _current_stream_of(x) -> int:
+    """The stream the caller's framework would run on now (0 if unknown)."""
+    mod = type(x).__module__.split(".")[0]
+    try:
+        if mod == "torch":
+            import torch
+            return int(torch.cuda.current_stream(x.device).cuda_stream)
+        if mod == "cupy":
+            import cupy
+            return int(cupy.cuda.get_current_stream().ptr)
+    except Exception:
+        pass
+    return 0
+
+
+def _to_framework(d: DeviceArray, like):
+    mod = type(like).__module__.split(".")[0]
+    if mod == "torch":
+        import torch
+        return torch.from_dlpack(d)
+    if mod == "cupy":
+        import cupy
+        return cupy.from_dlpack(d)
+    return d
 
 
 def to_device(a, stream=None) -> DeviceArray:
@@ -205,9 +275,11 @@ def _operand(x, what: str):
     if isinstance(x, DeviceArray):
         x._live()
         return x, x.shape, x.dtype
-    if not isinstance(x, np.ndarray) and (hasattr(x, "__cuda_array_interface__") or _dlpack_on_gpu(x)):
-        raise TypeError(f"tcgemm: {what} is a GPU array of another library; "
-                        "zero-copy interop is not supported yet -- pass a NumPy array or a tcgemm.DeviceArray")
+    if _foreign_cuda(x):  # torch / cupy / ... CUDA tensor: a zero-copy view
+        if getattr(x, "ndim", 2) != 2:
+            raise ValueError(f"tcgemm: {what} must be 2-D, got {x.ndim}-D with shape {tuple(x.shape)}")
+        d = from_dlpack(x)
+        return d, d.shape, d.dtype
     arr = np.asarray(x)
     if arr.dtype == object:
         raise TypeError(f"tcgemm: {what} has dtype object; tcgemm takes float16 or bfloat16 arrays")
@@ -238,7 +310,8 @@ def matmul(a, b, *, kernel: str = "auto", out=None, accumulate: str = "f32", gri
     Returns a NumPy array (same dtype), or a DeviceArray if ``a`` or ``b``
     is a DeviceArray (or ``out`` when given).
     """
-    sh = _stream_handle(stream)
+    foreign = next((x for x in (a, b) if _foreign_cuda(x)), None)
+    sh = _stream_handle(stream) if stream is not None else (_current_stream_of(foreign) if foreign is not None else 0)
     if not isinstance(kernel, str):
         raise TypeError(f"tcgemm: kernel must be a string, got {type(kernel).__name__}")
     if accumulate not in _ACCUM:
@@ -256,19 +329,31 @@ def matmul(a, b, *, kernel: str = "auto", out=None, accumulate: str = "f32", gri
         if kernel not in known:
             raise ValueError(f"tcgemm: unknown kernel {kernel!r}; tcgemm.kernels() lists them")
     on_device = isinstance(a, DeviceArray) or isinstance(b, DeviceArray) or isinstance(out, DeviceArray)
+    out_like = None
+    if out is not None and _foreign_cuda(out):  # a torch/cupy out: written in place, returned as given
+        out_like, out = out, from_dlpack(out)
+        if out._buf.owns:
+            raise ValueError("tcgemm: a foreign out= must have unit column stride, a leading dimension that is a "
+                             "multiple of 8 and a 16-byte aligned start (it is written in place)")
+        on_device = True
     if out is not None:
         _check_out(out, (M, N), adt)
 
     if M == 0 or N == 0 or K == 0:  # nothing to multiply: the empty or all-zero product
         if out is None:
             res = np.zeros((M, N), dtype=adt)
+            if foreign is not None:
+                return _to_framework(to_device(res), foreign)
             return to_device(res) if on_device else res
         if isinstance(out, DeviceArray):
             if M and N:
-                out._live().upload(np.zeros((M, N), dtype=adt))
+                if out.is_transposed:
+                    out.T._live().upload(np.zeros((N, M), dtype=adt))
+                else:
+                    out._live().upload(np.zeros((M, N), dtype=adt))
         else:
             out[...] = 0
-        return out
+        return out_like if out_like is not None else out
 
     if _core.device_count() == 0:
         raise RuntimeError("tcgemm: no CUDA device was found (no GPU, or no NVIDIA driver); "
@@ -307,6 +392,10 @@ def matmul(a, b, *, kernel: str = "auto", out=None, accumulate: str = "f32", gri
                    # wait before freeing this call's temporaries (or reading the result)
                    bool(temps))
         if on_device:
+            if out_like is not None:
+                return out_like
+            if out is None and foreign is not None:
+                return _to_framework(dc, foreign)  # torch in, torch out
             return out if out is not None else dc
         res = dc.numpy(sh)
         if out is not None:

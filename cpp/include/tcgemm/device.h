@@ -1,6 +1,7 @@
 // The CUDA device as the library sees it, and RAII device buffers.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "tcgemm/status.h"
@@ -40,6 +41,10 @@ class DeviceBuffer {
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
   static Status allocate(int64_t rows, int64_t cols, DType dtype, DeviceBuffer* out);
+  // A view of memory someone else owns (a torch/cupy tensor through DLPack):
+  // free() calls `release` instead of cudaFree. `pitch` must be >= cols.
+  static DeviceBuffer wrap(void* ptr, int64_t rows, int64_t cols, int64_t pitch, DType dtype, int device,
+                           std::function<void()> release);
 
   // Host <-> device copies of a rows x cols matrix whose rows are
   // `host_row_bytes` apart. The stream is synchronised before returning.
@@ -47,6 +52,8 @@ class DeviceBuffer {
   Status download(void* host, int64_t host_row_bytes, cudaStream_t stream = nullptr) const;
   // Sets every byte of the allocation (padding included); tests poison with it.
   Status fill_bytes(int value, cudaStream_t stream = nullptr);
+  // Device-to-device copy of a rows x cols matrix whose rows are `src_row_bytes` apart.
+  Status copy_from_device(const void* src, int64_t src_row_bytes, cudaStream_t stream = nullptr);
   void free();
 
   void* data() const { return ptr_; }
@@ -57,13 +64,18 @@ class DeviceBuffer {
   DType dtype() const { return dtype_; }
   int device() const { return device_; }
   bool valid() const { return ptr_ != nullptr; }
+  bool owns() const { return !release_; }
 
  private:
   void* ptr_ = nullptr;
   int64_t rows_ = 0, cols_ = 0, pitch_ = 0;
   DType dtype_ = DType::f16;
   int device_ = -1;
+  std::function<void()> release_;  // set for wrapped (non-owning) buffers
 };
+
+// Select the current device (bounds-checked).
+Status set_device(int index);
 
 // Human-readable build facts: version, CUDA version, SASS targets.
 const char* version();

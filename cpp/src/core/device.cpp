@@ -51,16 +51,49 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
   if (this != &o) {
     free();
     ptr_ = o.ptr_, rows_ = o.rows_, cols_ = o.cols_, pitch_ = o.pitch_, dtype_ = o.dtype_, device_ = o.device_;
+    release_ = std::move(o.release_);
     o.ptr_ = nullptr;
+    o.release_ = nullptr;
   }
   return *this;
 }
 
 void DeviceBuffer::free() {
-  if (ptr_) {
-    cudaFree(ptr_);  // frees on the device the pointer belongs to
+  if (!ptr_) return;
+  if (release_) {
+    auto r = std::move(release_);
+    release_ = nullptr;
     ptr_ = nullptr;
+    r();  // hand the memory back to its owner
+    return;
   }
+  cudaFree(ptr_);  // frees on the device the pointer belongs to
+  ptr_ = nullptr;
+}
+
+DeviceBuffer DeviceBuffer::wrap(void* ptr, int64_t rows, int64_t cols, int64_t pitch, DType dtype, int device,
+                                std::function<void()> release) {
+  DeviceBuffer b;
+  b.ptr_ = ptr, b.rows_ = rows, b.cols_ = cols, b.pitch_ = pitch, b.dtype_ = dtype, b.device_ = device;
+  b.release_ = release ? std::move(release) : [] {};
+  return b;
+}
+
+Status DeviceBuffer::copy_from_device(const void* src, int64_t src_row_bytes, cudaStream_t stream) {
+  if (!ptr_) return Status::Error(StatusCode::invalid_argument, "DeviceBuffer: used after free");
+  if (rows_ == 0 || cols_ == 0) return Status::Ok();
+  TCGEMM_CUDA_TRY(cudaMemcpy2DAsync(ptr_, pitch_ * 2, src, src_row_bytes, cols_ * 2, rows_,
+                                    cudaMemcpyDeviceToDevice, stream));
+  return Status::Ok();
+}
+
+Status set_device(int index) {
+  const int n = device_count();
+  if (index < 0 || index >= n)
+    return Status::Error(StatusCode::invalid_argument,
+                         "device " + std::to_string(index) + " does not exist (" + std::to_string(n) + " CUDA device(s))");
+  TCGEMM_CUDA_TRY(cudaSetDevice(index));
+  return Status::Ok();
 }
 
 Status DeviceBuffer::allocate(int64_t rows, int64_t cols, DType dtype, DeviceBuffer* out) {
@@ -106,6 +139,7 @@ Status DeviceBuffer::download(void* host, int64_t host_row_bytes, cudaStream_t s
 
 Status DeviceBuffer::fill_bytes(int value, cudaStream_t stream) {
   if (!ptr_) return Status::Error(StatusCode::invalid_argument, "DeviceBuffer: used after free");
+  if (release_) return Status::Error(StatusCode::invalid_argument, "DeviceBuffer: fill_bytes on a borrowed buffer");
   const size_t bytes = static_cast<size_t>(rows_ < 1 ? 1 : rows_) * static_cast<size_t>(pitch_) * 2;
   TCGEMM_CUDA_TRY(cudaMemsetAsync(ptr_, value, bytes, stream));
   TCGEMM_CUDA_TRY(cudaStreamSynchronize(stream));
