@@ -164,7 +164,8 @@ PYBIND11_MODULE(_core, m) {
           [](DeviceBuffer& b, const py::array& host, uintptr_t stream) {
             check_host(host, b, false);
             const void* src = host.data();
-            const int64_t row_bytes = host.strides(0);
+            // A one-row array may carry any row stride (NumPy ignores it): use the row's width.
+            const int64_t row_bytes = b.rows() > 1 ? host.strides(0) : b.cols() * 2;
             py::gil_scoped_release nogil;
             check(b.upload(src, row_bytes, as_stream(stream)));
           },
@@ -174,7 +175,7 @@ PYBIND11_MODULE(_core, m) {
           [](const DeviceBuffer& b, py::array& host, uintptr_t stream) {
             check_host(host, b, true);
             void* dst = host.mutable_data();
-            const int64_t row_bytes = host.strides(0);
+            const int64_t row_bytes = b.rows() > 1 ? host.strides(0) : b.cols() * 2;
             py::gil_scoped_release nogil;
             check(b.download(dst, row_bytes, as_stream(stream)));
           },

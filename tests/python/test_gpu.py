@@ -145,3 +145,20 @@ def test_no_device_memory_leak_in_a_loop(rng):
     gc.collect()
     after = _core.device_info()["mem_free"]
     assert before - after < 4 * 1024 * 1024
+
+
+@pytest.mark.parametrize("layout", ["NN", "TN"])
+def test_one_row_and_one_column_operands(layout, rng):
+    # (1, N) and (N, 1) arrays are both C- and F-contiguous and may carry odd strides
+    for M, N, K in [(1, 2, 1), (1, 1, 1), (2, 1, 1), (1, 37, 5), (5, 1, 37)]:
+        a = _make(rng, (M, K), f16)
+        w = _make(rng, (N, K), f16)
+        b = w.T if layout == "TN" else np.ascontiguousarray(w.T)
+        assert rel_err(tcgemm.matmul(a, b), a.astype(np.float64) @ b.astype(np.float64)) < 2e-3
+
+
+def test_a_failed_call_does_not_poison_the_next(rng):
+    with pytest.raises(MemoryError):
+        tcgemm.DeviceArray.empty((1 << 20, 1 << 20), f16)
+    a = _make(rng, (9, 9), f16)
+    assert rel_err(tcgemm.matmul(a, a), a.astype(np.float64) @ a.astype(np.float64)) < 2e-3

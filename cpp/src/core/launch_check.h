@@ -10,6 +10,9 @@ namespace tcgemm {
 
 inline Status cuda_status(cudaError_t e, const char* what) {
   if (e == cudaSuccess) return Status::Ok();
+  // A failed call also records its error as the thread's "last error"; clear
+  // it, or the next launch's check would report this stale error as its own.
+  cudaGetLastError();
   const StatusCode code = e == cudaErrorMemoryAllocation ? StatusCode::out_of_memory
                           : (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
                               ? StatusCode::no_device

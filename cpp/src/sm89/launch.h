@@ -26,6 +26,19 @@ namespace tcgemm::sm89 {
 TCGEMM_SM89_ENTRIES(TCGEMM_SM89_DECLARE)
 #undef TCGEMM_SM89_DECLARE
 
+// Tuning candidates (-DTCGEMM_TUNING=ON): name, then the Config parameters.
+#define TCGEMM_SM89_TUNING(X)                                          \
+  X(b128x128k64_w2x4_s3_2, 128, 128, 64, 2, 4, 3, true, true, true, 2) \
+  X(b128x256k64_w2x4_s4_1, 128, 256, 64, 2, 4, 4, true, true, true, 1) \
+  X(b256x128k64_w4x2_s3_1, 256, 128, 64, 4, 2, 3, true, true, true, 1) \
+  X(b128x128k32_w2x2_s4_2, 128, 128, 32, 2, 2, 4, true, true, true, 2) \
+  X(b128x128k64_w2x2_s3_2, 128, 128, 64, 2, 2, 3, true, true, true, 2)
+#if TCGEMM_TUNING
+#define TCGEMM_SM89_DECLARE_X(name, ...) Status launch_x_##name(const GemmArgs& a);
+TCGEMM_SM89_TUNING(TCGEMM_SM89_DECLARE_X)
+#undef TCGEMM_SM89_DECLARE_X
+#endif
+
 // Register-only mma.sync loop over every SM: the rate the GEMMs are fed toward.
 Status measure_mma_peak(bool f16_accum, int sm_count, double* tflops);
 

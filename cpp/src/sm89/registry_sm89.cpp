@@ -36,6 +36,13 @@ std::vector<KernelInfo> sm89_kernels() {
   TCGEMM_SM89_ENTRIES(TCGEMM_SM89_ADD)
 #undef TCGEMM_SM89_ADD
 #undef TCGEMM_FN
+#if TCGEMM_TUNING && TCGEMM_BUILD_SM89
+#define TCGEMM_SM89_ADD_X(name, bm, bn, bk, wm, wn, stages, ...)                                              \
+  v.push_back(KernelInfo{"sm89.x." #name, "sm89", "tuning candidate", 89, dtypes, layouts, accums, bm, bn, bk, \
+                         stages, &sm89::launch_x_##name, sass});
+  TCGEMM_SM89_TUNING(TCGEMM_SM89_ADD_X)
+#undef TCGEMM_SM89_ADD_X
+#endif
   return v;
 }
 
