@@ -34,6 +34,25 @@ def _stream_handle(stream) -> int:
     return int(stream)
 
 
+class _on_device:
+    """Make `index` the current CUDA device inside a with-block (None: leave it)."""
+
+    def __init__(self, index):
+        if index is not None and (isinstance(index, bool) or not isinstance(index, (int, np.integer))):
+            raise TypeError(f"tcgemm: device must be an int index, got {index!r}")
+        self.index, self.prev = index, None
+
+    def __enter__(self):
+        if self.index is not None:
+            self.prev = _core.get_device()
+            _core.set_device(int(self.index))  # ValueError for a device that does not exist
+        return self
+
+    def __exit__(self, *exc):
+        if self.prev is not None:
+            _core.set_device(self.prev)
+
+
 def _check_dtype(dt: np.dtype, what: str) -> np.dtype:
     dt = np.dtype(dt)
     if dt not in _DTYPES:
@@ -69,14 +88,15 @@ class DeviceArray:
         self._transposed = _transposed
 
     @classmethod
-    def empty(cls, shape, dtype=np.float16) -> "DeviceArray":
-        """Uninitialised-in-meaning (zero-filled) device matrix of ``shape``."""
+    def empty(cls, shape, dtype=np.float16, device=None) -> "DeviceArray":
+        """A zero-filled device matrix of ``shape`` on ``device`` (default: the current one)."""
         shape = tuple(int(s) for s in shape)
         _check_2d(shape, "shape")
         if min(shape) < 0:
             raise ValueError(f"tcgemm: negative dimension in shape {shape}")
         dt = _check_dtype(dtype, "dtype")
-        return cls(_core.DeviceBuffer(shape[0], shape[1], _DTYPES[dt]))
+        with _on_device(device):
+            return cls(_core.DeviceBuffer(shape[0], shape[1], _DTYPES[dt]))
 
     # -- the storage ------------------------------------------------------
     def _live(self):
@@ -239,7 +259,7 @@ def _to_framework(d: DeviceArray, like):
     return d
 
 
-def to_device(a, stream=None) -> DeviceArray:
+def to_device(a, stream=None, device=None) -> DeviceArray:
     """Copy a 2-D float16/bfloat16 array to the GPU.
 
     A C-contiguous array is stored as is; an F-contiguous one (such as
@@ -254,7 +274,8 @@ def to_device(a, stream=None) -> DeviceArray:
     _check_2d(a.shape, "the array")
     transposed = a.flags.f_contiguous and not a.flags.c_contiguous
     host = a.T if transposed else np.ascontiguousarray(a)
-    buf = _core.DeviceBuffer(host.shape[0], host.shape[1], _DTYPES[host.dtype])
+    with _on_device(device):
+        buf = _core.DeviceBuffer(host.shape[0], host.shape[1], _DTYPES[host.dtype])
     try:
         buf.upload(host, _stream_handle(stream))
     except BaseException:
@@ -289,7 +310,7 @@ def _operand(x, what: str):
 
 
 def matmul(a, b, *, kernel: str = "auto", out=None, accumulate: str = "f32", grid_swizzle: bool = True,
-           stream=None):
+           stream=None, device=None):
     """``a @ b`` on the GPU's tensor cores.
 
     a, b: 2-D float16 or bfloat16 (``ml_dtypes.bfloat16``) NumPy arrays or
@@ -306,6 +327,9 @@ def matmul(a, b, *, kernel: str = "auto", out=None, accumulate: str = "f32", gri
         ``.cuda_stream``/``.ptr`` such as a torch or cupy stream); default stream
         if None. With DeviceArray results the call returns once the kernel is
         queued; with NumPy results it waits for it.
+    device: CUDA device index to run on (default: the current device, or
+        that of the DeviceArray/tensor inputs); inputs on another device are
+        a ValueError.
 
     Returns a NumPy array (same dtype), or a DeviceArray if ``a`` or ``b``
     is a DeviceArray (or ``out`` when given).
@@ -359,10 +383,19 @@ def matmul(a, b, *, kernel: str = "auto", out=None, accumulate: str = "f32", gri
         raise RuntimeError("tcgemm: no CUDA device was found (no GPU, or no NVIDIA driver); "
                            f"this build holds code for {', '.join(build_info()['archs'])}")
 
-    cur = _core.device_info()["index"]
+    if device is None:  # follow the inputs' device, like torch does
+        device = next((x.device for x in (a, b, out) if isinstance(x, DeviceArray)), None)
+    with _on_device(device):
+        return _matmul_on_current_device(a, b, out, out_like, foreign, on_device, kernel, accumulate, grid_swizzle,
+                                         sh, M, N, K, adt)
+
+
+def _matmul_on_current_device(a, b, out, out_like, foreign, on_device, kernel, accumulate, grid_swizzle, sh,
+                              M, N, K, adt):
+    cur = _core.get_device()
     for name, x in (("a", a), ("b", b), ("out", out)):
         if isinstance(x, DeviceArray) and x.device != cur:
-            raise ValueError(f"tcgemm: {name} lives on device {x.device}, but the current device is {cur}")
+            raise ValueError(f"tcgemm: {name} lives on device {x.device}, but the call runs on device {cur}")
     temps = []  # device buffers this call made and must free
     try:
         if isinstance(a, DeviceArray):
