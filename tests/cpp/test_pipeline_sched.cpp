@@ -1,0 +1,129 @@
+// The persistent tile scheduler (sched/persistent.h) and the pipeline's
+// stage/phase walk (sched/pipeline.h), host only.
+#include <vector>
+
+#include "check.h"
+#include "sched/persistent.h"
+#include "sched/pipeline.h"
+
+using namespace tcgemm::sched;
+
+// Every tile of the grid is computed by exactly one (worker, rank), for a
+// grid of g workers, and each worker's units are b, b+g, ...
+static void covers_once(int tiles_m, int tiles_n, int group, int cluster, int64_t g) {
+  const PersistentSchedule s{tiles_m, tiles_n, group, cluster};
+  std::vector<int> seen(static_cast<size_t>(tiles_m) * tiles_n, 0);
+  bool ok = true;
+  int64_t walked = 0;
+  for (int64_t b = 0; b < g; ++b) {
+    int64_t n = 0;
+    for (int64_t u = s.first(b); u < s.units(); u = s.next(u, g), ++n) {
+      if (u % g != b) ok = false;
+      for (int r = 0; r < cluster; ++r) {
+        const TileCoord t = s.tile(u, r);
+        if (t.n < 0 || t.n >= tiles_n || t.m < 0) { ok = false; continue; }
+        if (!s.tile_valid(t)) {
+          // Only the last, partial cluster row may hang past the matrix.
+          if (t.m >= s.unit_rows() * cluster) ok = false;
+          continue;
+        }
+        ++seen[static_cast<size_t>(t.m) * tiles_n + t.n];
+      }
+    }
+    if (n != s.count(b, g)) ok = false;
+    walked += n;
+  }
+  if (walked != s.units()) ok = false;
+  for (int v : seen) ok &= (v == 1);
+  CHECK_MSG(ok, "tiles %dx%d group %d cluster %d grid %lld", tiles_m, tiles_n, group, cluster, (long long)g);
+}
+
+template <int S>
+static void pipe_walk() {
+  // The state after n advances: stage n % S, phase (n / S) % 2.
+  PipeState<S> st;
+  for (int n = 0; n < 5 * S + 3; ++n) {
+    CHECK(st.stage == n % S && st.phase == static_cast<uint32_t>((n / S) & 1));
+    const PipeState<S> jump = PipeState<S>().advanced(n);
+    CHECK(jump.stage == st.stage && jump.phase == st.phase);
+    const PipeState<S> from = st.advanced(7);
+    PipeState<S> step = st;
+    for (int i = 0; i < 7; ++i) step.advance();
+    CHECK(from.stage == step.stage && from.phase == step.phase);
+    st.advance();
+  }
+}
+
+// The producer/consumer handshake as the mbarrier phases see it: a
+// simulated ring where the producer may only fill slot s when the consumer's
+// releases of it number its fills so far, and the consumer only reads a slot
+// whose fill count matches its pass. Walking both with PipeState and the
+// parity rules (consumer waits full parity `phase`, producer waits empty
+// parity `phase ^ 1`) delivers every item in order.
+template <int S>
+static void pipe_handshake(int items, int lead) {
+  std::vector<int> full_phases(S, 0), empty_phases(S, 0), slot(S, -1);
+  PipeState<S> prod, cons;
+  int produced = 0, consumed = 0;
+  bool ok = true;
+  // Completed phase count p: a wait for parity x succeeds when the phase with
+  // that parity has completed, i.e. (p & 1) != x is false ... modelled as:
+  // waiting for parity x succeeds iff p > 0 and ((p - 1) & 1) == x, or x == 1
+  // and p == 0 (the fresh barrier's "previous" phase).
+  auto passed = [](int p, uint32_t x) { return p == 0 ? x == 1 : static_cast<uint32_t>((p - 1) & 1) == x; };
+  int guard = 0;
+  while (consumed < items && ++guard < 100000) {
+    // Producer runs up to `lead` items ahead when it can.
+    for (int i = 0; i < lead && produced < items; ++i) {
+      if (!passed(empty_phases[prod.stage], prod.phase ^ 1u)) break;
+      // Only accept the wait if it is not a stale pass: the slot must be free.
+      if (slot[prod.stage] != -1) { ok = false; break; }
+      slot[prod.stage] = produced++;
+      ++full_phases[prod.stage];
+      prod.advance();
+    }
+    if (passed(full_phases[cons.stage], cons.phase) && slot[cons.stage] != -1) {
+      if (slot[cons.stage] != consumed) ok = false;
+      slot[cons.stage] = -1;
+      ++consumed;
+      ++empty_phases[cons.stage];
+      cons.advance();
+    }
+  }
+  CHECK_MSG(ok && consumed == items, "handshake S=%d items=%d lead=%d", S, items, lead);
+}
+
+int main() {
+  const int sizes[] = {1, 2, 3, 7, 16, 33};
+  for (int tm : sizes)
+    for (int tn : sizes)
+      for (int group : {1, 8})
+        for (int cluster : {1, 2})
+          for (int64_t g : {1, 2, 3, 5, 66, 132, 1000}) covers_once(tm, tn, group, cluster, g);
+  covers_once(64, 32, 8, 1, 132);  // 8192^2 with 128x256 tiles on 132 SMs
+  covers_once(64, 32, 8, 2, 66);
+
+  // Grid sizes: one worker per unit, capped by what is resident.
+  PersistentSchedule s{32, 16, 8, 1};
+  CHECK(s.units() == 512 && s.grid(132) == 132 && s.grid(1000) == 512);
+  PersistentSchedule c{33, 16, 8, 2};
+  CHECK(c.unit_rows() == 17 && c.units() == 17 * 16);
+  // A cluster's two ranks take vertically adjacent tiles of one unit.
+  const TileCoord t0 = c.tile(5, 0), t1 = c.tile(5, 1);
+  CHECK(t1.m == t0.m + 1 && t1.n == t0.n && t0.m % 2 == 0);
+  // The grouped order: consecutive units walk down M inside a group.
+  CHECK(s.tile(0, 0).m == 0 && s.tile(1, 0).m == 1 && s.tile(8, 0).m == 0 && s.tile(8, 0).n == 1);
+  CHECK(s.count(0, 132) == 4 && s.count(131, 132) == 3);
+
+  pipe_walk<1>();
+  pipe_walk<2>();
+  pipe_walk<4>();
+  pipe_walk<5>();
+  for (int items : {1, 3, 17, 64})
+    for (int lead : {1, 2, 8}) {
+      pipe_handshake<1>(items, lead);
+      pipe_handshake<3>(items, lead);
+      pipe_handshake<4>(items, lead);
+    }
+  return finish("test_pipeline_sched");
+}
