@@ -66,10 +66,18 @@ Status check_supports(const KernelInfo& k, const GemmArgs& a) {
   return Status::Ok();
 }
 
-// Measured winners first, per device (bench/results/). Anything runnable that
-// supports the arguments is the fallback, in ladder order from the top.
-static std::vector<const char*> preference(int cc) {
-  if (cc == 90) return {"sm89.mma_bk32.s4", "sm89.mma_swz_x4.s4", "sm89.mma_swz_x4.s3"};
+// Measured winners first, per device and shape class (bench/results/).
+// Anything runnable that supports the arguments is the fallback, in ladder
+// order from the top.
+static std::vector<const char*> preference(int cc, const GemmArgs& a) {
+  const bool skinny = a.M <= 256 || a.N <= 256;
+  if (cc == 90) {
+    // H200 (bench/results/h200_ada_tuning.md): among the mma.sync kernels the
+    // two-block 128x128x64 step wins at skinny, odd and short-K shapes and
+    // ties the 128x256 one on large squares.
+    (void)skinny;
+    return {"sm89.mma_2blk.s3", "sm89.mma_wt64_k64.s3", "sm89.mma_bk32.s4"};
+  }
   // sm_89: until measured on an Ada card, the seed's RTX 4090 figures stand
   // in: the A&B-swizzled x4 variant was fastest from 4096^3 up.
   if (cc == 89) return {"sm89.mma_swz_x4.s3", "sm89.mma_bk32.s3", "sm89.mma_swz_x4.s4"};
@@ -81,7 +89,7 @@ const KernelInfo* pick_auto(const GemmArgs& args, Status* why) {
   Status s = current_device(&dev);
   if (!s.ok()) return *why = s, nullptr;
   auto usable = [&](const KernelInfo& k) { return check_runnable(k).ok() && check_supports(k, args).ok(); };
-  for (const char* name : preference(dev.cc)) {
+  for (const char* name : preference(dev.cc, args)) {
     const KernelInfo* k = find_kernel(name);
     if (k && usable(*k)) return k;
   }

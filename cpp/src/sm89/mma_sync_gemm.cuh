@@ -12,6 +12,12 @@
 //   sm89.mma_wt64   + 64x64 warp tile (128x256 block): each ldmatrix feeds
 //                   twice the MMAs, which is what shared-memory bandwidth
 //                   needs once the tensor cores outrun it (Hopper)
+//   sm89.mma_wt64_k64 + 64-deep K slice: four k16 steps between barriers
+//   sm89.mma_2blk   + two 4-warp 128x128 blocks per SM (64x64 warp tiles)
+//                   instead of one 8-warp block: while one block waits at
+//                   its barrier the other's MMAs keep the tensor cores busy
+//                   (measured on the H200: the barrier, not shared-memory
+//                   bandwidth, was what held the 8-warp block back)
 // NN (B row-major K x N) reads B with ldmatrix.trans; TN (B stored N x K) reads
 // it plain. Edges: predicated zero-filling copies and clipped stores, so any
 // M, N, K >= 1 works.

@@ -1,0 +1,12 @@
+// Registry entries sm89.mma_2blk.s* -- see mma_sync_gemm.cuh for the ladder.
+#include "sm89/launch.h"
+#include "sm89/mma_sync_gemm.cuh"
+
+namespace tcgemm::sm89 {
+
+// BM, BN, BK, warps along M, warps along N, stages, swizzle A, swizzle B, B by ldmatrix.x4, blocks/SM
+Status launch_mma_2blk_s3(const GemmArgs& a) {
+  return launch_variant<Config<128, 128, 64, 2, 2, 3, true, true, true, 2>>(a);
+}
+
+}  // namespace tcgemm::sm89
