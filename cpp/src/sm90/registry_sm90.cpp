@@ -1,8 +1,40 @@
-// Registry entries of the sm90 family (none yet).
+// Registry entries of the Hopper family, in ladder order (docs/hopper.md).
 #include "core/families.h"
+#include "sm90/launch.h"
 
 namespace tcgemm {
 
-std::vector<KernelInfo> sm90_kernels() { return {}; }
+std::vector<KernelInfo> sm90_kernels() {
+  const std::vector<int> sass = built_ccs({"90a"});  // wgmma / setmaxnreg: sm_90a only
+  const unsigned dtypes = bit(DType::f16) | bit(DType::bf16);
+  const unsigned layouts = bit(Layout::NN) | bit(Layout::TN);
+  const unsigned accums = bit(Accum::f32);
+#if TCGEMM_BUILD_SM90
+#define TCGEMM_FN(f) &sm90::f
+#else
+#define TCGEMM_FN(f) nullptr
+#endif
+  std::vector<KernelInfo> v = {
+      {"sm90.tma_wgmma", "sm90",
+       "TMA loads (128B swizzle, mbarrier complete_tx) + wgmma m64n128k16 from shared memory; one stage; "
+       "128x128x64 tile, 2 warpgroups",
+       90, dtypes, layouts, accums, 128, 128, 64, 1, TCGEMM_FN(launch_tma_wgmma), sass},
+      {"sm90.tma_wgmma_pipe.s4", "sm90", "+ 4-stage TMA ring: loads of later K slices overlap the wgmma", 90,
+       dtypes, layouts, accums, 128, 128, 64, 4, TCGEMM_FN(launch_tma_wgmma_pipe_s4), sass},
+      {"sm90.ws", "sm90",
+       "+ warp specialization: a TMA producer warpgroup and 2 wgmma consumer warpgroups meet at full/empty "
+       "mbarriers; setmaxnreg 40/232",
+       90, dtypes, layouts, accums, 128, 128, 64, 4, TCGEMM_FN(launch_ws), sass},
+      {"sm90.ws_persistent", "sm90",
+       "+ 128x256 tiles (m64n256k16 per consumer) on a persistent grid walking the grouped raster; epilogue "
+       "registers -> swizzled smem -> TMA store while the producer loads the next tile",
+       90, dtypes, layouts, accums, 128, 256, 64, 4, TCGEMM_FN(launch_ws_persistent), sass},
+      {"sm90.ws_mcast", "sm90",
+       "+ 2-CTA clusters along M: each CTA loads half of the shared B tile and TMA multicasts it to both", 90,
+       dtypes, layouts, accums, 128, 256, 64, 4, TCGEMM_FN(launch_ws_mcast), sass},
+  };
+#undef TCGEMM_FN
+  return v;
+}
 
 }  // namespace tcgemm

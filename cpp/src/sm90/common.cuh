@@ -1,0 +1,219 @@
+// Pieces every Hopper kernel shares: element types, the shared-memory
+// operand layouts that TMA writes and wgmma reads, the wgmma call for a tile
+// width, the tensor maps of the operands, and the clipped register -> global
+// epilogue.
+//
+// Operand layouts in shared memory (one pipeline stage, BK = 64 so that one
+// row of K is exactly one 128-byte swizzle row; PTX ISA: "Shared Memory
+// Matrix Layout" and "Matrix Descriptor Format"; CUDA driver API:
+// CU_TENSOR_MAP_SWIZZLE_128B):
+//   A    (K-major)  BM rows of 64 k, 128 B each; 8-row groups of 1024 B.
+//        k16 step kk starts 32*kk bytes into the row; SBO = 1024.
+//   B TN (K-major)  BN rows (n) of 64 k: the same layout as A.
+//   B NN (MN-major) BN/64 blocks of [64 k rows][64 n = 128 B]; one block is
+//        one TMA box of 8 KB. k16 step kk starts 16*kk rows (2 KB) in;
+//        SBO = 1024 (next 8 k rows), LBO = 8 KB (next 64 columns of n).
+// Every stage buffer is 1024-byte aligned, so the swizzle pattern (a function
+// of the address bits) starts at its beginning and the descriptors' base
+// offset is 0.
+#pragma once
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "core/launch_check.h"
+#include "ptx/mbarrier.h"
+#include "ptx/tma.h"
+#include "ptx/wgmma.h"
+#include "sched/raster.h"
+#include "tcgemm/status.h"
+#include "tcgemm/types.h"
+#include "tma/tensor_map.h"
+
+// Device code of this family uses sm_90a-only instructions (wgmma,
+// setmaxnreg): emit it only for that target.
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define TCGEMM_SM90_DEVICE 1
+#else
+#define TCGEMM_SM90_DEVICE 0
+#endif
+
+namespace tcgemm::sm90 {
+
+constexpr int BK = 64;               // K per stage: 64 x 2 bytes = one 128-byte swizzle row
+constexpr int kRowBytes = BK * 2;    // 128
+constexpr int kAtomBytes = 8 * kRowBytes;  // 1024: the 128B-swizzle pattern repeats every 8 rows
+constexpr int kWarpgroup = 128;
+
+template <DType DT>
+struct Element;
+template <>
+struct Element<DType::f16> {
+  using T = __half;
+  static __device__ __forceinline__ uint32_t pack(float lo, float hi) {
+    __half2 h = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<uint32_t*>(&h);
+  }
+};
+template <>
+struct Element<DType::bf16> {
+  using T = __nv_bfloat16;
+  static __device__ __forceinline__ uint32_t pack(float lo, float hi) {
+    __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<uint32_t*>(&h);
+  }
+};
+
+// One m64nNk16 wgmma for the element type and tile width N.
+template <DType DT, int N, Layout L>
+__device__ __forceinline__ void wgmma(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b) {
+  constexpr int kTransB = L == Layout::NN ? 1 : 0;  // NN: B is MN-major in shared memory
+  if constexpr (DT == DType::f16 && N == 128) ptx::wgmma_m64n128k16_f32_f16<kTransB>(d, desc_a, desc_b, 1);
+  if constexpr (DT == DType::bf16 && N == 128) ptx::wgmma_m64n128k16_f32_bf16<kTransB>(d, desc_a, desc_b, 1);
+  if constexpr (DT == DType::f16 && N == 256) ptx::wgmma_m64n256k16_f32_f16<kTransB>(d, desc_a, desc_b, 1);
+  if constexpr (DT == DType::bf16 && N == 256) ptx::wgmma_m64n256k16_f32_bf16<kTransB>(d, desc_a, desc_b, 1);
+  static_assert(N == 128 || N == 256, "tile widths with a wgmma wrapper: 128, 256");
+}
+
+// Descriptor of rows [row0, row0 + 64) of a K-major tile (A, or B in TN) for
+// k16 step kk.
+__device__ __forceinline__ uint64_t desc_k_major(uint32_t tile, int row0, int kk) {
+  return ptx::wgmma_desc(tile + row0 * kRowBytes + kk * 32, 16, kAtomBytes, ptx::WgmmaSwizzle::b128);
+}
+
+// Descriptor of the whole MN-major B tile (NN) for k16 step kk.
+__device__ __forceinline__ uint64_t desc_mn_major(uint32_t tile, int kk) {
+  return ptx::wgmma_desc(tile + kk * 16 * kRowBytes, BK * kRowBytes, kAtomBytes, ptx::WgmmaSwizzle::b128);
+}
+
+template <Layout L>
+__device__ __forceinline__ uint64_t desc_b(uint32_t tile, int kk) {
+  if constexpr (L == Layout::NN) return desc_mn_major(tile, kk);
+  else return desc_k_major(tile, 0, kk);
+}
+
+// The TMA loads of the B tile (k0, n0) of width BN. With `parts` > 1 the
+// tile is split among the CTAs of a cluster and this call loads part `part`,
+// multicast to all of them (cta_mask); otherwise the whole tile.
+//   TN: part p is rows [p*BN/parts, (p+1)*BN/parts): one box of that height.
+//   NN: part p is the 64-column blocks p*BN/64/parts ...: one box each.
+template <Layout L, int BN, int PARTS>
+__device__ __forceinline__ void load_b(uint32_t tile, const CUtensorMap* map, uint32_t bar, int k0, int n0,
+                                       int part, uint16_t cta_mask) {
+  if constexpr (L == Layout::TN) {
+    constexpr int rows = BN / PARTS;
+    const uint32_t dst = tile + part * rows * kRowBytes;
+    if constexpr (PARTS == 1) ptx::tma_load_2d(dst, map, bar, k0, n0);
+    else ptx::tma_load_2d_multicast(dst, map, bar, k0, n0 + part * rows, cta_mask);
+  } else {
+    constexpr int blocks = BN / 64 / PARTS;
+    static_assert(blocks >= 1, "NN splits B into whole 64-column blocks");
+#pragma unroll
+    for (int i = 0; i < blocks; ++i) {
+      const int c = part * blocks + i;
+      const uint32_t dst = tile + c * BK * kRowBytes;
+      if constexpr (PARTS == 1) ptx::tma_load_2d(dst, map, bar, n0 + c * 64, k0);
+      else ptx::tma_load_2d_multicast(dst, map, bar, n0 + c * 64, k0, cta_mask);
+    }
+  }
+}
+
+// The operand maps of a kernel with a BM x BN tile: A boxes {64 k, BM rows};
+// B boxes TN {64 k, BN/parts rows}, NN {64 n, 64 k rows}. 128-byte swizzle,
+// zero fill outside the matrices.
+template <int BM, int BN, int PARTS>
+Status encode_operands(const GemmArgs& a, CUtensorMap* map_a, CUtensorMap* map_b) {
+  tma::GemmMaps maps;
+  TCGEMM_TRY(tma::gemm_operand_maps(a, BM, BN, BK, PARTS, tma::Swizzle::b128, &maps));
+  TCGEMM_TRY(tma::encode(maps.a, map_a));
+  TCGEMM_TRY(tma::encode(maps.b, map_b));
+  return Status::Ok();
+}
+
+// What the kernels need besides the tensor maps.
+struct Params {
+  void* C;
+  int M, N, K;
+  int64_t ldc;  // elements
+  int tiles_m, tiles_n;
+  bool grouped;
+};
+
+inline Params make_params(const GemmArgs& a, int BM, int BN) {
+  return Params{a.C, static_cast<int>(a.M), static_cast<int>(a.N), static_cast<int>(a.K), a.ldc,
+                static_cast<int>(ceil_div(a.M, BM)), static_cast<int>(ceil_div(a.N, BN)), a.grid_swizzle};
+}
+
+// v[i] for a run-time i, as selects (indexing a register array with a
+// run-time value would move it to local memory).
+__device__ __forceinline__ uint32_t select4(const uint32_t (&v)[4], int i) {
+  return i == 0 ? v[0] : i == 1 ? v[1] : i == 2 ? v[2] : v[3];
+}
+
+// Epilogue: a warpgroup's m64nBN fp32 accumulators -> rows [row0, row0+64),
+// columns [col0, col0+BN) of C, rounded to T, never written past M x N.
+// A lane holds 2 adjacent columns of each n8 block (rows lane/4 and
+// lane/4 + 8 of its warp's 16); the 4 lanes of a quad together hold 8
+// adjacent columns. For every 4 blocks (32 columns) four shuffle rounds
+// rotate the quad's values so that lane t gets all 8 columns of block t:
+// then each lane writes one 16-byte vector and a warp's store covers 8 rows x
+// 64 contiguous bytes.
+template <DType DT, int BN>
+__device__ __forceinline__ void store_accumulators(const Params& p, int row0, int col0, const float (&acc)[BN / 2]) {
+  using T = typename Element<DT>::T;
+  T* C = static_cast<T*>(p.C);
+  const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+  const int quad = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int gm = row0 + warp * 16 + quad + 8 * h;
+#pragma unroll
+    for (int g = 0; g < BN / 32; ++g) {
+      uint32_t packed[4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+        packed[j] = Element<DT>::pack(acc[(4 * g + j) * 4 + 2 * h], acc[(4 * g + j) * 4 + 2 * h + 1]);
+      uint32_t got[4];
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        // Round r: lane t reads quad lane (t + r) % 4, which sends its
+        // columns of block (its t - r) % 4, i.e. the reader's t.
+        const uint32_t send = select4(packed, (t - r) & 3);
+        got[r] = __shfl_sync(0xffffffffu, send, (quad << 2) | ((t + r) & 3));
+      }
+      uint32_t out[4];  // got[r] holds columns 2s, 2s+1 with s = (t + r) % 4
+#pragma unroll
+      for (int s = 0; s < 4; ++s) out[s] = select4(got, (s - t) & 3);
+      const int gn = col0 + 32 * g + 8 * t;
+      if (gm < p.M && gn < p.N) {
+        T* dst = C + static_cast<int64_t>(gm) * p.ldc + gn;
+        if (gn + 8 <= p.N) {
+          *reinterpret_cast<uint4*>(dst) = make_uint4(out[0], out[1], out[2], out[3]);
+        } else {
+#pragma unroll
+          for (int c = 0; c < 8; ++c) {
+            const uint32_t pair = out[c / 2];
+            const uint16_t bits = static_cast<uint16_t>(c % 2 ? pair >> 16 : pair & 0xffffu);
+            if (c < p.N - gn) reinterpret_cast<uint16_t*>(dst)[c] = bits;
+          }
+        }
+      }
+    }
+  }
+}
+
+// Dynamic shared memory is only 16-byte aligned: round the base up to the
+// 1024 bytes the 128B swizzle needs (the kernels request 1 KB of slack).
+__device__ __forceinline__ uint32_t align_1024(uint32_t addr) { return (addr + 1023u) & ~1023u; }
+
+// Above 48 KB a block's dynamic shared memory must be opted into.
+template <class Kernel>
+Status set_smem(Kernel kernel, int bytes) {
+  return cuda_status(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
+                     "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
+}
+
+}  // namespace tcgemm::sm90

@@ -1,0 +1,15 @@
+// The Hopper family's launch functions, one per registry entry (defined in
+// the .cu files beside this, compiled only for sm_90a).
+#pragma once
+#include "tcgemm/status.h"
+#include "tcgemm/types.h"
+
+namespace tcgemm::sm90 {
+
+Status launch_tma_wgmma(const GemmArgs& a);       // tma_wgmma.cu
+Status launch_tma_wgmma_pipe_s4(const GemmArgs& a);  // tma_wgmma_pipe.cu
+Status launch_ws(const GemmArgs& a);              // ws.cu
+Status launch_ws_persistent(const GemmArgs& a);   // ws_persistent.cu
+Status launch_ws_mcast(const GemmArgs& a);        // ws_mcast.cu
+
+}  // namespace tcgemm::sm90

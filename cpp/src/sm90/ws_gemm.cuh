@@ -1,0 +1,283 @@
+// Steps 3-5 of the Hopper ladder: warp specialization.
+//   sm90.ws             one producer warpgroup issues the TMA loads, two
+//                       consumer warpgroups issue wgmma; they meet only at
+//                       the full/empty mbarrier ring (sched/pipeline.h), and
+//                       setmaxnreg moves registers from the producer (40) to
+//                       the consumers (232). 128x128x64 tile, 4 stages.
+//   sm90.ws_persistent  + 128x256 tiles (each consumer m64n256k16: 128 fp32
+//                       accumulators per thread) and a persistent grid, one
+//                       CTA per SM walking tiles through the grouped raster
+//                       (sched/persistent.h). Epilogue: registers -> 128B-
+//                       swizzled shared memory -> TMA store, fire and forget;
+//                       the producer is already loading the next tile, so the
+//                       epilogue overlaps the next tile's mainloop loads.
+//   sm90.ws_mcast       + clusters of 2 CTAs along M that share the B tile:
+//                       each CTA loads half of it and TMA multicasts that half
+//                       into both CTAs' shared memory (half the B traffic).
+// The consumer keeps one wgmma group in flight: after issuing K slice kt it
+// waits for slice kt-1 and frees that slot, so the tensor cores never wait
+// for the release. Edges: TMA zero fill, clipped stores (common.cuh).
+#pragma once
+#include "ptx/cluster.h"
+#include "ptx/warpgroup.h"
+#include "sched/persistent.h"
+#include "sched/pipeline.h"
+#include "sm90/common.cuh"
+
+#include <string>
+
+namespace tcgemm::sm90 {
+
+template <int kBN, int kStages, bool kPersistent, int kClusterM, int kGroup = 8, bool kTmaStore = false>
+struct WsConfig {
+  static constexpr int BM = 128, BN = kBN, STAGES = kStages, CLUSTER = kClusterM;
+  static constexpr bool PERSISTENT = kPersistent;
+  static constexpr int CONSUMERS = 2;  // warpgroups, 64 rows of the tile each
+  // Epilogue: registers -> swizzled shared memory -> TMA store (true), or
+  // registers -> 16-byte global stores (false).
+  static constexpr bool TMA_STORE = kTmaStore;
+  static constexpr int C_BOX_BYTES = 64 * 64 * 2;  // one 64x64 box of C
+  static constexpr int C_BYTES = TMA_STORE ? CONSUMERS * 2 * C_BOX_BYTES : 0;  // 2 boxes per consumer
+  static constexpr int THREADS = (1 + CONSUMERS) * kWarpgroup;
+  static constexpr int CONSUMER_WARPS = CONSUMERS * 4;
+  static constexpr int A_BYTES = BM * kRowBytes, B_BYTES = BN * kRowBytes;
+  static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
+  static constexpr int SMEM = 1024 + STAGES * STAGE_BYTES + C_BYTES + sched::Pipeline<STAGES>::kBarrierBytes;
+  // 128 * 40 + 256 * 232 <= 65536 registers of the SM.
+  static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
+  static constexpr int GROUP = kGroup;  // units (tile rows) per group of the grouped raster
+  static_assert(SMEM <= 227 * 1024, "shared memory per block on sm_90 is 227 KB");
+  static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs along M");
+};
+
+// Epilogue through TMA stores: a consumer warpgroup's m64nBN accumulators
+// go out in 64-column quarters. Each quarter is written into one of the
+// warpgroup's two 64x64 staging boxes in the 128B-swizzled layout the C map
+// names (16-byte chunk c of row r at chunk c ^ (r % 8): the 8 rows a warp
+// writes at once hit 8 different chunks, so the 4-byte stores are
+// conflict-free), then one thread stores the box with cp.async.bulk.tensor,
+// which clips at the matrix edges. A box is reused two quarters later, after
+// its store has finished reading it (bulk wait_group.read 1).
+template <DType DT, int BN>
+__device__ __forceinline__ void store_accumulators_tma(const CUtensorMap* map_c, uint32_t boxes, int cw, int row0,
+                                                       int col0, const float (&acc)[BN / 2]) {
+  constexpr int kBoxBytes = 64 * 64 * 2;
+  const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+  const bool issuer = threadIdx.x % kWarpgroup == 0;
+  const uint32_t bar_id = 1 + cw;  // named barrier of this warpgroup (0 is __syncthreads)
+#pragma unroll
+  for (int q = 0; q < BN / 64; ++q) {
+    const uint32_t box = boxes + (q % 2) * kBoxBytes;
+    if (issuer) ptx::bulk_wait_group_read<1>();  // the store that last used this box is done reading it
+    ptx::named_barrier_sync(bar_id, kWarpgroup);
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {  // n8 blocks of this quarter
+      const int blk = q * 8 + j;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = warp * 16 + lane / 4 + 8 * h;
+        const int byte = (j * 8 + 2 * (lane % 4)) * 2;  // column byte offset in the 128-byte row
+        const uint32_t addr = box + r * 128 + ((((byte >> 4) ^ (r & 7)) << 4) | (byte & 15));
+        const uint32_t v = Element<DT>::pack(acc[blk * 4 + 2 * h], acc[blk * 4 + 2 * h + 1]);
+        asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+      }
+    }
+    ptx::fence_proxy_async_shared();  // generic-proxy writes -> visible to the TMA store
+    ptx::named_barrier_sync(bar_id, kWarpgroup);
+    if (issuer) {
+      ptx::tma_store_2d(map_c, box, col0 + q * 64, row0);
+      ptx::bulk_commit_group();
+    }
+  }
+}
+
+template <class Cfg, DType DT, Layout L>
+__global__ void __launch_bounds__(Cfg::THREADS, 1)
+    ws_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+              const __grid_constant__ CUtensorMap map_c, const Params p) {
+#if TCGEMM_SM90_DEVICE
+  constexpr int BM = Cfg::BM, BN = Cfg::BN, STAGES = Cfg::STAGES, CLUSTER = Cfg::CLUSTER;
+  extern __shared__ __align__(1024) uint8_t smem[];
+  const uint32_t base = align_1024(ptx::smem_addr(smem));
+  const uint32_t c_stage = base + STAGES * Cfg::STAGE_BYTES;  // TMA-store staging (C_BYTES)
+  const sched::Pipeline<STAGES> pipe{c_stage + Cfg::C_BYTES};
+  auto a_tile = [&](int s) { return base + s * Cfg::STAGE_BYTES; };
+  auto b_tile = [&](int s) { return base + s * Cfg::STAGE_BYTES + Cfg::A_BYTES; };
+
+  const int wg = threadIdx.x / kWarpgroup;
+  const uint32_t rank = CLUSTER > 1 ? ptx::cluster_ctarank() : 0;
+  const sched::PersistentSchedule sch{p.tiles_m, p.tiles_n, p.grouped ? Cfg::GROUP : 1, CLUSTER};
+  // A worker is a CTA, or a cluster (whose CTAs have consecutive blockIdx.x).
+  const int64_t worker = blockIdx.x / CLUSTER, workers = gridDim.x / CLUSTER;
+  const int64_t units = sch.units();
+  const int k_tiles = (p.K + BK - 1) / BK;
+
+  if (threadIdx.x == 0) {
+    // full: the producer's arrive.expect_tx; empty: every consumer warp of
+    // every CTA whose slot the producer fills.
+    pipe.init(1, Cfg::CONSUMER_WARPS * CLUSTER);
+    ptx::fence_mbarrier_init();
+  }
+  // The barriers are initialised before anyone (in the cluster) uses them.
+  if constexpr (CLUSTER > 1) ptx::cluster_sync();
+  else __syncthreads();
+
+  if (wg == 0) {
+    // ---- producer warpgroup: one thread issues every TMA load.
+    ptx::setmaxnreg_dec<Cfg::PRODUCER_REGS>();
+    if (threadIdx.x == 0) {
+      ptx::prefetch_tensormap(&map_a);
+      ptx::prefetch_tensormap(&map_b);
+      sched::PipeState<STAGES> st;
+      for (int64_t u = sch.first(worker); u < units; u = sch.next(u, workers)) {
+        const sched::TileCoord t = sch.tile(u, rank);
+        const int m0 = t.m * BM, n0 = t.n * BN;
+        for (int kt = 0; kt < k_tiles; ++kt) {
+          // With multicast the peer's consumers also arrive on this barrier.
+          pipe.producer_acquire(st);
+          // This CTA's full barrier gets the A box, its own part of B and the
+          // peer's part of B (multicast): the whole stage.
+          pipe.producer_expect(st, Cfg::STAGE_BYTES);
+          ptx::tma_load_2d(a_tile(st.stage), &map_a, pipe.full(st.stage), kt * BK, m0);
+          load_b<L, BN, CLUSTER>(b_tile(st.stage), &map_b, pipe.full(st.stage), kt * BK, n0, rank,
+                                 static_cast<uint16_t>((1u << CLUSTER) - 1));
+          st.advance();
+        }
+      }
+    }
+    __syncwarp();  // reconverge warp 0 before the aligned cluster barrier below
+  } else {
+    // ---- consumer warpgroups: rows cw*64 .. cw*64+63 of every tile.
+    ptx::setmaxnreg_inc<Cfg::CONSUMER_REGS>();
+    const int cw = wg - 1;
+    const bool leader = threadIdx.x % 32 == 0;
+    // One arrival per consumer warp on the empty barrier of every CTA that
+    // writes into this slot (this one, and with multicast the peer too).
+    auto release = [&](const sched::PipeState<STAGES>& s) {
+      if (!leader) return;
+      if constexpr (CLUSTER == 1) {
+        pipe.consumer_release(s);
+      } else {
+#pragma unroll
+        for (int r = 0; r < CLUSTER; ++r) pipe.consumer_release_in(s, r);
+      }
+    };
+    sched::PipeState<STAGES> st, prev;
+    for (int64_t u = sch.first(worker); u < units; u = sch.next(u, workers)) {
+      const sched::TileCoord t = sch.tile(u, rank);
+      float acc[BN / 2];
+#pragma unroll
+      for (auto& v : acc) v = 0.f;
+      for (int kt = 0; kt < k_tiles; ++kt) {
+        pipe.consumer_wait(st);
+        ptx::wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < BK / 16; ++kk)
+          wgmma<DT, BN, L>(acc, desc_k_major(a_tile(st.stage), cw * 64, kk), desc_b<L>(b_tile(st.stage), kk));
+        ptx::wgmma_commit_group();
+        if (kt > 0) {
+          ptx::wgmma_wait_group<1>();  // slice kt-1 is done: free its slot
+          release(prev);
+        }
+        prev = st;
+        st.advance();
+      }
+      ptx::wgmma_wait_group<0>();
+      release(prev);
+      if constexpr (Cfg::TMA_STORE) {
+        store_accumulators_tma<DT, BN>(&map_c, c_stage + cw * 2 * Cfg::C_BOX_BYTES, cw, t.m * BM + cw * 64,
+                                       t.n * BN, acc);
+      } else {
+        store_accumulators<DT, BN>(p, t.m * BM + cw * 64, t.n * BN, acc);
+      }
+    }
+    // The last stores must have read their staging buffer before the CTA's
+    // shared memory goes away.
+    if constexpr (Cfg::TMA_STORE)
+      if (threadIdx.x % kWarpgroup == 0) ptx::bulk_wait_group<0>();
+  }
+  // No CTA may exit while its peer can still multicast into it or arrive on
+  // its barriers.
+  if constexpr (CLUSTER > 1) ptx::cluster_sync();
+#endif
+}
+
+// Workers (CTAs, or clusters) that are resident at once, per device, cached.
+// Call after the kernel's shared-memory opt-in (set_smem): the occupancy
+// query sees the opt-in. A query that finds no room is an error, not cached.
+template <class Cfg, class Kernel>
+Status max_workers(Kernel kernel, int64_t* out) {
+  static int cache[64] = {};
+  int dev = 0;
+  TCGEMM_CUDA_TRY(cudaGetDevice(&dev));
+  int& n = cache[dev & 63];
+  if (n == 0) {
+    int sms = 0;
+    TCGEMM_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    int found = sms;  // one 384-thread, ~200 KB CTA per SM
+    if constexpr (Cfg::CLUSTER > 1) {
+      cudaLaunchConfig_t cfg = {};
+      cudaLaunchAttribute attr[1];
+      attr[0].id = cudaLaunchAttributeClusterDimension;
+      attr[0].val.clusterDim.x = Cfg::CLUSTER, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
+      cfg.gridDim = dim3(Cfg::CLUSTER * sms), cfg.blockDim = dim3(Cfg::THREADS);
+      cfg.dynamicSmemBytes = Cfg::SMEM, cfg.attrs = attr, cfg.numAttrs = 1;
+      TCGEMM_CUDA_TRY(cudaOccupancyMaxActiveClusters(&found, kernel, &cfg));
+    }
+    if (found < 1)
+      return Status::Error(StatusCode::not_supported,
+                           "no cluster of " + std::to_string(Cfg::CLUSTER) + " CTAs with " +
+                               std::to_string(Cfg::SMEM) + " bytes of shared memory fits on this device");
+    n = found;
+  }
+  *out = n;
+  return Status::Ok();
+}
+
+template <class Cfg, DType DT, Layout L>
+Status launch_ws(const GemmArgs& a) {
+  const auto kernel = ws_kernel<Cfg, DT, L>;
+  CUtensorMap map_a, map_b, map_c = {};
+  TCGEMM_TRY((encode_operands<Cfg::BM, Cfg::BN, Cfg::CLUSTER>(a, &map_a, &map_b)));
+  if constexpr (Cfg::TMA_STORE) {
+    tma::TensorMapParams pc;
+    TCGEMM_TRY(tma::gemm_operand(a, tma::Operand::C, 64, 64, tma::Swizzle::b128, &pc));
+    TCGEMM_TRY(tma::encode(pc, &map_c));
+  }
+  TCGEMM_TRY(set_smem(kernel, Cfg::SMEM));
+  const Params p = make_params(a, Cfg::BM, Cfg::BN);
+  const sched::PersistentSchedule sch{p.tiles_m, p.tiles_n, p.grouped ? Cfg::GROUP : 1, Cfg::CLUSTER};
+  int64_t workers = sch.units();  // not persistent: one worker per unit
+  if constexpr (Cfg::PERSISTENT) {
+    int64_t most = 0;
+    TCGEMM_TRY((max_workers<Cfg>(kernel, &most)));
+    workers = sch.grid(most);
+  }
+  if (workers * Cfg::CLUSTER > 0x7fffffff)
+    return Status::Error(StatusCode::not_supported, "too many output tiles for one grid");
+  const unsigned grid = static_cast<unsigned>(workers * Cfg::CLUSTER);
+  if constexpr (Cfg::CLUSTER == 1) {
+    kernel<<<grid, Cfg::THREADS, Cfg::SMEM, a.stream>>>(map_a, map_b, map_c, p);
+  } else {
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = Cfg::CLUSTER, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
+    cfg.gridDim = dim3(grid), cfg.blockDim = dim3(Cfg::THREADS), cfg.dynamicSmemBytes = Cfg::SMEM;
+    cfg.stream = a.stream, cfg.attrs = attr, cfg.numAttrs = 1;
+    TCGEMM_CUDA_TRY(cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_c, p));
+  }
+  return check_launch("ws_kernel");
+}
+
+template <class Cfg>
+Status launch_ws_variant(const GemmArgs& a) {
+  if (a.accum != Accum::f32)
+    return Status::Error(StatusCode::not_supported, "the sm90 kernels accumulate in f32 only");
+  const bool tn = a.layout == Layout::TN;
+  if (a.dtype == DType::f16)
+    return tn ? launch_ws<Cfg, DType::f16, Layout::TN>(a) : launch_ws<Cfg, DType::f16, Layout::NN>(a);
+  return tn ? launch_ws<Cfg, DType::bf16, Layout::TN>(a) : launch_ws<Cfg, DType::bf16, Layout::NN>(a);
+}
+
+}  // namespace tcgemm::sm90
