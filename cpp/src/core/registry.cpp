@@ -75,11 +75,13 @@ static std::vector<const char*> preference(int cc, const GemmArgs& a) {
     // H200 (bench/results/h200_ada_tuning.md): among the mma.sync kernels the
     // two-block 128x128x64 step wins at skinny, odd and short-K shapes and
     // ties the 128x256 one on large squares.
-    // Hopper family first (bench/results/h200.md): the multicast persistent
-    // kernel, then the plain persistent one; the Ada kernels cover what the
-    // Hopper family does not take (f16 accumulation).
+    // Hopper family first (bench/results/h200.md): the persistent kernel
+    // (1.03-1.05x cuBLAS at 4096^3, 0.98-1.00x at 8192^3 under the power
+    // limit), then the multicast one (as fast at 4096^3, less steady at
+    // 8192^3); the Ada kernels cover what the Hopper family does not take
+    // (f16 accumulation).
     (void)skinny;
-    return {"sm90.ws_mcast", "sm90.ws_persistent", "sm89.mma_2blk.s3", "sm89.mma_wt64_k64.s3"};
+    return {"sm90.ws_persistent", "sm90.ws_mcast", "sm89.mma_2blk.s3", "sm89.mma_wt64_k64.s3"};
   }
   // sm_89: until measured on an Ada card, the seed's RTX 4090 figures stand
   // in: the A&B-swizzled x4 variant was fastest from 4096^3 up.
