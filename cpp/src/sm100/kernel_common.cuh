@@ -13,6 +13,7 @@
 
 #include <cstdint>
 
+#include "core/element.cuh"
 #include "core/launch_check.h"
 #include "ptx/cluster.h"
 #include "ptx/common.h"
@@ -133,13 +134,9 @@ __device__ __forceinline__ void mma_slice(uint32_t d_tmem, uint32_t a_tile, uint
 // (per element at the edge), rows past M store nothing. All lanes execute
 // the tcgen05.ld (.sync.aligned); the conditions around it are warp-uniform.
 // ---------------------------------------------------------------------------
+// The dtype is a run-time field in this family (one instantiation serves both).
 __device__ __forceinline__ uint32_t pack2(float lo, float hi, bool bf16) {
-  if (bf16) {
-    __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
-    return *reinterpret_cast<uint32_t*>(&h);
-  }
-  __half2 h = __floats2half2_rn(lo, hi);
-  return *reinterpret_cast<uint32_t*>(&h);
+  return bf16 ? Element<DType::bf16>::pack(lo, hi) : Element<DType::f16>::pack(lo, hi);
 }
 
 template <int BN>

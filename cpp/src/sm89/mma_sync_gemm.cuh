@@ -27,6 +27,7 @@
 
 #include <cstdint>
 
+#include "core/element.cuh"
 #include "core/launch_check.h"
 #include "ptx/cp_async.h"
 #include "ptx/ldmatrix.h"
@@ -68,30 +69,12 @@ struct Config {
   }
 };
 
+// fp32-accumulating m16n8k16 for the element type.
 template <DType DT>
-struct Element;
-template <>
-struct Element<DType::f16> {
-  using T = __half;
-  static __device__ __forceinline__ uint32_t pack(float lo, float hi) {
-    __half2 h = __floats2half2_rn(lo, hi);
-    return *reinterpret_cast<uint32_t*>(&h);
-  }
-  static __device__ __forceinline__ void mma(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
-    ptx::mma_m16n8k16_f32_f16(d, a, b);
-  }
-};
-template <>
-struct Element<DType::bf16> {
-  using T = __nv_bfloat16;
-  static __device__ __forceinline__ uint32_t pack(float lo, float hi) {
-    __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
-    return *reinterpret_cast<uint32_t*>(&h);
-  }
-  static __device__ __forceinline__ void mma(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
-    ptx::mma_m16n8k16_f32_bf16(d, a, b);
-  }
-};
+__device__ __forceinline__ void mma_f32(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+  if constexpr (DT == DType::f16) ptx::mma_m16n8k16_f32_f16(d, a, b);
+  else ptx::mma_m16n8k16_f32_bf16(d, a, b);
+}
 
 // Per-lane accumulators of one m16n8 fragment: 4 floats, or 2 x f16x2.
 template <Accum ACC>
@@ -228,7 +211,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
 #pragma unroll
         for (int j = 0; j < NT; ++j) {
           if constexpr (ACC == Accum::f32) {
-            Element<DT>::mma(acc[i][j].v, a[i], b[j]);
+            mma_f32<DT>(acc[i][j].v, a[i], b[j]);
           } else {
             ptx::mma_m16n8k16_f16_f16(acc[i][j].v, a[i], b[j]);
           }

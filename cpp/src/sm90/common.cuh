@@ -24,6 +24,7 @@
 
 #include <cstdint>
 
+#include "core/element.cuh"
 #include "core/launch_check.h"
 #include "ptx/mbarrier.h"
 #include "ptx/tma.h"
@@ -47,25 +48,6 @@ constexpr int BK = 64;               // K per stage: 64 x 2 bytes = one 128-byte
 constexpr int kRowBytes = BK * 2;    // 128
 constexpr int kAtomBytes = 8 * kRowBytes;  // 1024: the 128B-swizzle pattern repeats every 8 rows
 constexpr int kWarpgroup = 128;
-
-template <DType DT>
-struct Element;
-template <>
-struct Element<DType::f16> {
-  using T = __half;
-  static __device__ __forceinline__ uint32_t pack(float lo, float hi) {
-    __half2 h = __floats2half2_rn(lo, hi);
-    return *reinterpret_cast<uint32_t*>(&h);
-  }
-};
-template <>
-struct Element<DType::bf16> {
-  using T = __nv_bfloat16;
-  static __device__ __forceinline__ uint32_t pack(float lo, float hi) {
-    __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
-    return *reinterpret_cast<uint32_t*>(&h);
-  }
-};
 
 // One m64nNk16 wgmma for the element type and tile width N.
 template <DType DT, int N, Layout L>
