@@ -333,7 +333,9 @@ def to_markdown(result) -> str:
 
 
 def plot(result, out_dir) -> list:
-    """TFLOPS vs size per kernel (squares), cuBLAS as the reference line; one PNG per dtype/layout."""
+    """TFLOPS vs size per kernel (squares), cuBLAS as the reference line; one PNG per dtype/layout.
+    Each family gets its own colour map and the ladder steps of a family cycle line styles, so
+    twenty lines stay tellable apart."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -342,22 +344,35 @@ def plot(result, out_dir) -> list:
     os.makedirs(out_dir, exist_ok=True)
     written = []
     rows = [r for r in result["rows"] if "tflops" in r and r["M"] == r["N"] == r["K"]]
+    cmaps = {"sm89": plt.cm.viridis, "sm90": plt.cm.autumn, "sm100": plt.cm.cool}
+    styles = ["-", "--", "-.", ":"]
     for dname in sorted({r["dtype"] for r in rows}):
         for layout in sorted({r["layout"] for r in rows}):
             sel = [r for r in rows if r["dtype"] == dname and r["layout"] == layout]
             if not sel:
                 continue
-            fig, ax = plt.subplots(figsize=(8, 5))
-            for name in dict.fromkeys(r["kernel"] for r in sel):
+            fig, ax = plt.subplots(figsize=(11, 5.5))
+            names = list(dict.fromkeys(r["kernel"] for r in sel))
+            for name in names:
                 pts = sorted((r["M"], r["tflops"]) for r in sel if r["kernel"] == name)
-                style = dict(color="black", linewidth=2.5, linestyle="--") if name.startswith("cuBLAS") else {}
-                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name, **style)
+                if name.startswith("cuBLAS"):
+                    style = dict(color="black", linewidth=3, linestyle="-", marker="s")
+                else:
+                    fam = name.split(".")[0]
+                    same = [n for n in names if n.split(".")[0] == fam]
+                    i = same.index(name)
+                    cmap = cmaps.get(fam, plt.cm.gray)
+                    style = dict(color=cmap(0.1 + 0.75 * i / max(1, len(same) - 1)), linestyle=styles[i % 4],
+                                 marker="o", linewidth=1.6)
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], label=name, **style)
             ax.set_xscale("log", base=2)
+            ax.set_xticks(sorted({r["M"] for r in sel}))
+            ax.get_xaxis().set_major_formatter(matplotlib.ticker.ScalarFormatter())
             ax.set_xlabel("M = N = K")
             ax.set_ylabel("TFLOPS")
-            ax.set_title(f"{result['environment'].get('gpu')}: {dname}, B {layout}")
+            ax.set_title(f"{result['environment'].get('gpu')}: {dname}, B {layout} (cuBLAS in black)")
             ax.grid(True, alpha=0.3)
-            ax.legend(fontsize=7, ncol=2)
+            ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
             path = os.path.join(out_dir, f"{dname}_{layout}.png")
             fig.tight_layout()
             fig.savefig(path, dpi=110)
@@ -392,7 +407,18 @@ def main(argv=None) -> int:
     p.add_argument("--json", help="write the results as JSON here")
     p.add_argument("--md", help="write a Markdown table here")
     p.add_argument("--plot", help="write PNG plots into this folder")
+    p.add_argument("--replot", metavar="JSON", help="only redraw the plots (--plot) and table (--md) of a saved JSON")
     args = p.parse_args(argv)
+    if args.replot:
+        with open(args.replot) as f:
+            res = json.load(f)
+        if args.md:
+            with open(args.md, "w") as f:
+                f.write(to_markdown(res))
+        if args.plot:
+            for path in plot(res, args.plot):
+                print("wrote", path)
+        return 0
     if _core.device_count() == 0:
         print("tcgemm bench: no CUDA device was found; nothing to time.", file=sys.stderr)
         return 1

@@ -27,3 +27,25 @@ def test_tiny_sweep_json(tmp_path):
         assert {"M", "N", "K", "dtype", "layout", "median_ms", "min_ms", "max_ms", "tflops", "rel_err",
                 "status"} <= set(r)
         assert r["status"] == "ok" and r["min_ms"] <= r["median_ms"] <= r["max_ms"]
+
+
+def test_replot_the_committed_results_without_a_gpu(tmp_path):
+    """The committed H200 results regenerate their table (and plots, where matplotlib is installed)."""
+    import pathlib
+
+    src = pathlib.Path(__file__).resolve().parents[2] / "bench" / "results" / "h200.json"
+    res = json.loads(src.read_text())
+    assert {"gpu", "driver_version", "tcgemm", "cublas_via"} <= set(res["environment"])
+    md = tmp_path / "t.md"
+    args = ["--replot", str(src), "--md", str(md)]
+    try:
+        import matplotlib  # noqa: F401
+        args += ["--plot", str(tmp_path / "plots")]
+    except ImportError:
+        pass
+    assert bench.main(args) == 0
+    text = md.read_text()
+    assert "| 4096x4096x4096 | fp16 | TN | cuBLAS" in text and "sm90.ws_persistent" in text
+    rows = [r for r in res["rows"] if "median_ms" in r]
+    assert all(r["min_ms"] <= r["median_ms"] <= r["max_ms"] for r in rows)
+    assert all(r.get("status") in ("ok", None) for r in rows if not r["kernel"].startswith("cuBLAS"))
