@@ -38,6 +38,18 @@ def test_sm100_kernels_contain_tcgen05_tmem_and_tma_instructions():
         assert c["utmaldg"] > 0, f"{name}: no TMA load (UTMALDG)"
 
 
+def test_sm100_v8_epilogue_is_a_tma_store():
+    """v8's one idea is the TMA-store epilogue: its kernels must contain UTMASTG
+    (cp.async.bulk.tensor shared -> global). Only v8: the other steps store C
+    from registers."""
+    lib, tool = _library()
+    got = check_sass.count(check_sass.dump_sass(lib, tool))
+    v8 = {k: c for k, c in got.items() if k.startswith("sm100.v8.")}
+    assert set(v8) == {"sm100.v8.NN", "sm100.v8.TN"}, sorted(got)
+    for name, c in v8.items():
+        assert c["utmastg"] > 0, f"{name}: no TMA store (UTMASTG)"
+
+
 def test_sm100_counts_match_committed_file():
     lib, tool = _library()
     want = json.loads(check_sass.COUNTS.read_text())["kernels"]

@@ -8,12 +8,14 @@ library this counts, from `cuobjdump --dump-sass`:
   mma     tcgen05.mma            UTCHMMA / UTCMMA ... (.2CTA for cta_group::2)
   ldtm    tcgen05.ld             LDTM
   utmaldg TMA tensor loads       UTMALDG (.2D / .3D, .2CTA)
+  utmastg TMA tensor stores      UTMASTG (.2D; v8's TMA-store epilogue)
   commit  tcgen05.commit         UTCBAR (.2CTA.MULTICAST)
   clc     clusterlaunchcontrol   UGETNEXTWORKID
 
 and compares them with the committed tests/sass/sm100_sass_counts.json (kernels
 named sm100.<step>.<NN|TN>, the step from the object file: v1a_basic.cu.o ->
-v1a). Every kernel must have mma, ldtm and utmaldg > 0.
+v1a). Every kernel must have mma, ldtm and utmaldg > 0; the TMA-store
+epilogue steps (STORE_STEPS: v8) must also have utmastg > 0.
 
   check_sass.py build/libtcgemm.a            compare (exit 1 on a difference)
   check_sass.py build/libtcgemm.a --write    regenerate the counts file
@@ -37,10 +39,12 @@ CATEGORIES = {
     "mma": re.compile(r"^UTC\w*MMA"),
     "ldtm": re.compile(r"^LDTM"),
     "utmaldg": re.compile(r"^UTMALDG"),
+    "utmastg": re.compile(r"^UTMASTG"),
     "commit": re.compile(r"^UTCBAR"),
     "clc": re.compile(r"^UGETNEXTWORKID"),
 }
 REQUIRED = ("mma", "ldtm", "utmaldg")
+STORE_STEPS = ("v8",)  # steps whose epilogue is a TMA store: utmastg required too
 
 _MEMBER = re.compile(r"^member .*?:(?P<obj>[^:\s]+)\.cu\.o:?\s*$")
 _ARCH = re.compile(r"^\s*arch\s*=\s*(?P<arch>\S+)")
@@ -145,7 +149,7 @@ def compare(got: dict, want: dict) -> list[str]:
         elif got[k] != want[k]:
             problems.append(f"{k}: got {got[k]}, committed {want[k]}")
     for k, c in got.items():
-        for r in REQUIRED:
+        for r in REQUIRED + (("utmastg",) if k.split(".")[1] in STORE_STEPS else ()):
             if c.get(r, 0) == 0:
                 problems.append(f"{k}: no {r} instruction")
     return problems
@@ -182,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
         doc = {
             "_about": "SASS instruction counts per sm_100a kernel (tests/sass/check_sass.py --write). "
             "mma=UTC*MMA (tcgen05.mma), ldtm=LDTM (tcgen05.ld), utmaldg=UTMALDG (TMA loads), "
+            "utmastg=UTMASTG (TMA stores), "
             "commit=UTCBAR (tcgen05.commit), clc=UGETNEXTWORKID (clusterlaunchcontrol). Compiled, not run.",
             "kernels": got,
         }

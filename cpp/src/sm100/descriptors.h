@@ -153,6 +153,26 @@ TCGEMM_SM100_RT_FN sched::TileCoord pair_tile(int64_t pair_id, int rank, int til
 }
 
 // ---------------------------------------------------------------------------
+// The staging tile of the TMA-store epilogue (v8): a ROWS x 64 block of C
+// (one 128-byte swizzle span of 16-bit columns per row) in shared memory,
+// exactly as a cp.async.bulk.tensor store with box {64, ROWS} and
+// CU_TENSOR_MAP_SWIZZLE_128B reads it (sm100/operands.h, store_map): row r
+// at r * 128 bytes, its 16-byte chunk j (columns 8j .. 8j+7) at chunk
+// j ^ (r % 8) of the row. The buffer starts on a 1024-byte boundary (the
+// swizzle repeats every 8 rows), so the XOR is of the row's own index.
+// A thread writes one row's chunk with st.shared.v4: the 8 threads of a
+// 128-byte store phase hold rows r..r+7 and so hit 8 different chunks --
+// conflict-free (unswizzled, all 8 would hit the same 4 banks).
+// tests/cpp/test_sm100_store_map.cpp walks it against TMA's swizzle.
+// ---------------------------------------------------------------------------
+constexpr int kStoreBoxCols = 64;  // 16-bit columns per staging row: one 128B swizzle span
+
+TCGEMM_SM100_FN uint32_t store_staging_offset(int r, int c) {
+  const uint32_t row = static_cast<uint32_t>(r), chunk = static_cast<uint32_t>(c) / 8u;
+  return row * 128u + ((chunk ^ (row % 8u)) * 16u) + (static_cast<uint32_t>(c) % 8u) * 2u;
+}
+
+// ---------------------------------------------------------------------------
 // The double-buffered TMEM accumulator of the persistent kernels (v6, v7): a
 // ring of two accumulators guarded by tmem_full / tmem_empty mbarrier pairs,
 // walked like the shared-memory ring (sched/pipeline.h): a CTA's t-th tile

@@ -3,6 +3,8 @@
 //   OperandTile  a TMA load style + the matching shared-memory descriptors
 //   mma_slice    the tcgen05.mma K steps of one shared-memory K slice
 //   epilogue     TMEM -> registers (tcgen05.ld 32x32b) -> clipped 16-byte stores
+//                (epilogue_store), or -> swizzled shared staging -> TMA store
+//                (epilogue_store_tma, v8)
 //   host side    tensor maps, the launch geometry, the smem opt-in
 // Device code is compiled only in the sm_100a pass (TCGEMM_SM100_DEVICE);
 // other passes see empty kernel bodies.
@@ -20,6 +22,7 @@
 #include "ptx/mbarrier.h"
 #include "ptx/tcgen05.h"
 #include "ptx/tma.h"
+#include "ptx/warpgroup.h"
 #include "sched/raster.h"
 #include "sm100/descriptors.h"
 #include "sm100/operands.h"
@@ -170,6 +173,70 @@ __device__ __forceinline__ void epilogue_store(uint32_t tmem_acc, const Params& 
           if (e < left) dst[g * 8 + e] = static_cast<uint16_t>(e % 2 ? v[e / 2] >> 16 : v[e / 2] & 0xffffu);
       }
     }
+  }
+#endif
+}
+
+// ---------------------------------------------------------------------------
+// Epilogue through TMA stores (v8): the 4 epilogue warps (128 threads, one
+// TMEM lane quarter each; `quarter` as above) move a BM x BN tile of the
+// accumulator to C in boxes of BM rows x 64 columns (kStoreBoxCols):
+//   tcgen05.ld 32x32b.x32 twice (the thread's row, 64 columns) -> wait::ld
+//   -> [issuer: bulk wait_group.read 1] -> named barrier (the staging buffer
+//   is free) -> convert to 16-bit, st.shared.v4 x 8 into the 128B-swizzled
+//   staging box (store_staging_offset, conflict-free) -> fence.proxy.async
+//   -> named barrier (the box is complete) -> issuer: cp.async.bulk.tensor
+//   store + commit_group.
+// Two staging boxes alternate; `seq` (the issuer's count of committed
+// stores, carried across tiles by every thread alike) picks box seq % 2, and
+// wait_group.read 1 before rewriting it leaves in flight only the store of
+// the other box. TMA writes only the box elements inside M x N: no masking.
+// The conditions that skip work (a tile wholly past M -- the odd CTA of a
+// pair at the M edge -- or a box wholly past N) are uniform over the 128
+// threads, so every thread meets every barrier. The issuer must
+// bulk_wait_group<0> before the CTA exits (its shared memory is the source).
+// ---------------------------------------------------------------------------
+constexpr uint32_t kStoreBoxBytes = BM * kStoreBoxCols * 2;  // 16 KB, a multiple of 1024
+constexpr uint32_t kEpilogueBarrier = 1;                     // named barrier id (0 is __syncthreads)
+constexpr uint32_t kEpilogueThreads = 128;
+
+template <int BN>
+__device__ __forceinline__ void epilogue_store_tma(uint32_t tmem_acc, const CUtensorMap* map_c, uint32_t staging,
+                                                   uint32_t& seq, const Params& p, int m0, int n0, int quarter,
+                                                   bool issuer) {
+#if TCGEMM_SM100_DEVICE
+  static_assert(BN % kStoreBoxCols == 0, "whole staging boxes");
+  const int r = quarter * 32 + threadIdx.x % 32;  // this thread's row of the tile
+  if (m0 >= p.M) return;
+#pragma unroll 1
+  for (int q = 0; q < BN / kStoreBoxCols; ++q) {
+    const int col0 = n0 + q * kStoreBoxCols;
+    if (col0 >= p.N) break;
+    uint32_t lo[32], hi[32];
+    ptx::tcgen05_ld_32x32b_x32(tmem_addr(tmem_acc, quarter * 32, q * kStoreBoxCols), lo);
+    ptx::tcgen05_ld_32x32b_x32(tmem_addr(tmem_acc, quarter * 32, q * kStoreBoxCols + 32), hi);
+    ptx::tcgen05_wait_ld();
+    const uint32_t box = staging + (seq % 2u) * kStoreBoxBytes;
+    if (issuer) ptx::bulk_wait_group_read<1>();  // the store that last read this box is done with it
+    ptx::named_barrier_sync(kEpilogueBarrier, kEpilogueThreads);
+#pragma unroll
+    for (int j = 0; j < kStoreBoxCols / 8; ++j) {  // 16-byte chunk j: columns 8j .. 8j+7
+      const uint32_t(&src)[32] = j < 4 ? lo : hi;
+      uint32_t v[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+        v[i] = pack2(__uint_as_float(src[(j % 4) * 8 + 2 * i]), __uint_as_float(src[(j % 4) * 8 + 2 * i + 1]), p.bf16);
+      asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(box + store_staging_offset(r, 8 * j)),
+                   "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3])
+                   : "memory");
+    }
+    ptx::fence_proxy_async_shared();  // generic-proxy writes -> visible to the TMA store (async proxy)
+    ptx::named_barrier_sync(kEpilogueBarrier, kEpilogueThreads);
+    if (issuer) {
+      ptx::tma_store_2d(map_c, box, col0, m0);
+      ptx::bulk_commit_group();
+    }
+    ++seq;
   }
 #endif
 }

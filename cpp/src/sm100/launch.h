@@ -15,7 +15,8 @@ namespace tcgemm::sm100 {
   X(v4)                         \
   X(v5)                         \
   X(v6)                         \
-  X(v7)
+  X(v7)                         \
+  X(v8)
 
 #define TCGEMM_SM100_DECLARE(step) Status launch_##step(const GemmArgs& a);
 TCGEMM_SM100_ENTRIES(TCGEMM_SM100_DECLARE)

@@ -1,6 +1,8 @@
 // Tensor-map parameters of the Blackwell load styles (see operands.h).
 #include "sm100/operands.h"
 
+#include "sm100/descriptors.h"
+
 namespace tcgemm::sm100 {
 
 Status operand_maps(const GemmArgs& a, tma::Operand op, Load load, int rows, int bk, OperandMaps* out) {
@@ -30,6 +32,11 @@ Status operand_maps(const GemmArgs& a, tma::Operand op, Load load, int rows, int
   if (!m.has_3d) m.map3d = m.map2d;  // never used by the kernel; keeps the parameter valid
   *out = m;
   return Status::Ok();
+}
+
+Status store_map(const GemmArgs& a, int rows, tma::TensorMapParams* out) {
+  if (rows < 1 || rows > 256) return Status::Error(StatusCode::invalid_argument, "store_map: 1..256 rows per box");
+  return tma::gemm_operand(a, tma::Operand::C, kStoreBoxCols, static_cast<uint32_t>(rows), tma::Swizzle::b128, out);
 }
 
 }  // namespace tcgemm::sm100

@@ -1,7 +1,8 @@
 // How the Blackwell kernels bring an operand tile into shared memory, host
 // side: the tensor-map parameters of each TMA load style of the ladder
 // (v1a 2-D 16-byte boxes, v1b one 3-D box, v2a 2-D 128B-swizzled boxes, v2b
-// one 3-D swizzled box), built with the shared cpp/src/tma/tensor_map.h.
+// one 3-D swizzled box), built with the shared cpp/src/tma/tensor_map.h, and
+// the C map of v8's TMA-store epilogue (store_map).
 // The shared-memory layouts these loads produce are the ones
 // sm100/descriptors.h describes (tile_lbo_sbo); tests/cpp/test_sm100_tensor_maps
 // checks the parameters, the device side is OperandTile in sm100/kernel_common.cuh.
@@ -45,5 +46,13 @@ struct OperandMaps {
 //     2-D dims {N, K}, box {chunk, bk}                      -> smem [rows/chunk][bk][chunk]
 //     3-D dims {chunk, K, N/chunk}, strides {ld*2, chunk*2}, box {chunk, bk, rows/chunk}
 Status operand_maps(const GemmArgs& args, tma::Operand op, Load load, int rows, int bk, OperandMaps* out);
+
+// The C map of the TMA-store epilogue (v8): C (M x N, N contiguous, pitch
+// ldc) as the 2-D tensor dims {N, M}, strides {ldc * 2}, stored in boxes
+// {kStoreBoxCols = 64, rows} (one 128-byte swizzle span of columns x the
+// CTA's rows) with the 128B swizzle: the staging layout store_staging_offset
+// (descriptors.h). TMA writes only the box elements inside the tensor, so
+// the M and N edges are clipped by the hardware.
+Status store_map(const GemmArgs& args, int rows, tma::TensorMapParams* out);
 
 }  // namespace tcgemm::sm100

@@ -1,4 +1,4 @@
-// The persistent 2-SM kernel of steps v6 and v7 (seed 002, "persistent
+// The persistent 2-SM kernel of steps v6, v7 and v8 (seed 002, "persistent
 // kernel: static scheduling", and past it). A grid of CTA pairs stays
 // resident; each pair walks its work units (256 x 256 blocks of C) and, with
 // two TMEM accumulators, the epilogue of one unit overlaps the mainloop of
@@ -14,6 +14,11 @@
 // across units. Which units a pair takes is the SCHED policy:
 //   StaticSchedule (v6)  units c, c + G, c + 2G, ... (sched/persistent.h)
 //   ClcSchedule    (v7)  Cluster Launch Control (sm100/clc.cuh)
+// How the epilogue writes C is the EPI policy:
+//   Epilogue::direct     (v6, v7)  registers -> clipped 16-byte global stores
+//   Epilogue::tma_store  (v8)      registers -> swizzled shared staging (two
+//                                  16 KB boxes) -> TMA store (kernel_common.cuh,
+//                                  epilogue_store_tma)
 #pragma once
 #include "sched/persistent.h"
 #include "sched/pipeline.h"
@@ -29,13 +34,20 @@ struct PersistentCfgBase {
   static constexpr uint16_t kPairMask = 0b11;
 };
 
-template <Layout LAYOUT, class SCHED>
+enum class Epilogue : int { direct = 0, tma_store = 1 };
+
+template <Layout LAYOUT, class SCHED, Epilogue EPI>
 struct PersistentCfg : PersistentCfgBase {
   using ATile = OperandTile<Load::tma2d_128B, Major::K, BM, BK>;
   using BTile = OperandTile<Load::tma2d_128B, LAYOUT == Layout::TN ? Major::K : Major::MN, BN_HALF, BK>;
   static constexpr uint32_t kStageBytes = ATile::kBytes + BTile::kBytes;
-  static constexpr int kBarOffset = STAGES * kStageBytes;
-  // [stages][smem ring barriers][tmem ring barriers (2 x full, empty)][TMEM address][scheduler]
+  // Two TMA-store staging boxes (v8), 1024-byte aligned like the stages.
+  static constexpr int kStaging = STAGES * kStageBytes;
+  static constexpr int kStagingBytes = EPI == Epilogue::tma_store ? 2 * kStoreBoxBytes : 0;
+  static constexpr int kBarOffset = kStaging + kStagingBytes;
+  static_assert(kStaging % kSmemAlign == 0 && kStoreBoxBytes % kSmemAlign == 0,
+                "staging boxes on 1024-byte boundaries: the 128B swizzle pattern restarts at each");
+  // [stages][staging][smem ring barriers][tmem ring barriers (2 x full, empty)][TMEM address][scheduler]
   static constexpr int kTmemBars = kBarOffset + sched::Pipeline<STAGES>::kBarrierBytes;
   static constexpr int kTmemSlot = kTmemBars + sched::Pipeline<2>::kBarrierBytes;
   static constexpr int kSchedOffset = kTmemSlot + 16;
@@ -61,12 +73,13 @@ struct StaticSchedule {
   int64_t units;
 };
 
-template <Layout LAYOUT, class SCHED>
+// tma_c: the C store map (Epilogue::tma_store; unused otherwise).
+template <Layout LAYOUT, class SCHED, Epilogue EPI>
 __global__ void __launch_bounds__(PersistentCfgBase::THREADS, 1)
     persistent_kernel(const __grid_constant__ CUtensorMap tma_a, const __grid_constant__ CUtensorMap tma_b,
-                      const Params p) {
+                      const __grid_constant__ CUtensorMap tma_c, const Params p) {
 #if TCGEMM_SM100_DEVICE
-  using C = PersistentCfg<LAYOUT, SCHED>;
+  using C = PersistentCfg<LAYOUT, SCHED, EPI>;
   constexpr int BK = C::BK, BN = C::BN, STAGES = C::STAGES;
   extern __shared__ uint8_t smem_raw[];
   const uint32_t smem = aligned_smem_base(smem_raw);
@@ -90,6 +103,7 @@ __global__ void __launch_bounds__(PersistentCfgBase::THREADS, 1)
     ptx::fence_mbarrier_init();
     ptx::prefetch_tensormap(&tma_a);
     ptx::prefetch_tensormap(&tma_b);
+    if constexpr (EPI == Epilogue::tma_store) ptx::prefetch_tensormap(&tma_c);
   } else if (warp == 1) {
     ptx::tcgen05_alloc<2>(tmem_slot, C::kTmemCols);
     ptx::tcgen05_relinquish_alloc_permit<2>();
@@ -141,17 +155,28 @@ __global__ void __launch_bounds__(PersistentCfgBase::THREADS, 1)
   } else {
     // ---- epilogue warps 2..5: TMEM quarter = warp % 4
     sched::PipeState<2> acc;
+    uint32_t store_seq = 0;  // TMA stores committed (Epilogue::tma_store): picks the staging box
+    const bool store_issuer = threadIdx.x == C::kEpilogueWarp0 * 32;
     const uint32_t empty_leader = ptx::mapa_shared(accum.empty(0), 0);  // accum.empty(s) = empty(0) + 8s
     for (auto w = work.role(2); w.valid(); w.advance()) {
       const sched::TileCoord t = units.tile(w.unit, static_cast<int>(rank));
       ptx::mbarrier_wait_parity_cluster(accum.full(acc.stage), acc.phase);
       ptx::tcgen05_fence_after_thread_sync();
-      epilogue_store<BN>(tmem + static_cast<uint32_t>(acc.stage * BN), p, t.m * BM, t.n * BN, warp % 4);
+      const uint32_t acc_tmem = tmem + static_cast<uint32_t>(acc.stage * BN);
+      if constexpr (EPI == Epilogue::tma_store)
+        epilogue_store_tma<BN>(acc_tmem, &tma_c, smem + C::kStaging, store_seq, p, t.m * BM, t.n * BN, warp % 4,
+                               store_issuer);
+      else
+        epilogue_store<BN>(acc_tmem, p, t.m * BM, t.n * BN, warp % 4);
       ptx::tcgen05_fence_before_thread_sync();
       __syncwarp();
       if (lane == 0) ptx::mbarrier_arrive_cluster(empty_leader + 8u * acc.stage);
       acc.advance();
     }
+    // The last stores must have finished reading the staging boxes before
+    // the CTA's shared memory goes away.
+    if constexpr (EPI == Epilogue::tma_store)
+      if (store_issuer) ptx::bulk_wait_group<0>();
   }
 
   __syncwarp();
@@ -165,16 +190,22 @@ __global__ void __launch_bounds__(PersistentCfgBase::THREADS, 1)
 }
 
 // Launch with `clusters` CTA pairs.
-template <Layout LAYOUT, class SCHED>
+template <Layout LAYOUT, class SCHED, Epilogue EPI = Epilogue::direct>
 Status launch_persistent(const GemmArgs& a, bool grouped_raster, int64_t clusters) {
-  using C = PersistentCfg<LAYOUT, SCHED>;
-  const auto kernel = persistent_kernel<LAYOUT, SCHED>;
+  using C = PersistentCfg<LAYOUT, SCHED, EPI>;
+  const auto kernel = persistent_kernel<LAYOUT, SCHED, EPI>;
   Maps m;
   TCGEMM_TRY(make_maps(a, Load::tma2d_128B, C::BN_HALF, C::BK, &m));
+  CUtensorMap map_c = {};
+  if constexpr (EPI == Epilogue::tma_store) {
+    tma::TensorMapParams pc;
+    TCGEMM_TRY(store_map(a, BM, &pc));
+    TCGEMM_TRY(tma::encode(pc, &map_c));
+  }
   const Params p = make_params(a, C::MMA_M, C::BN, grouped_raster);
   TCGEMM_TRY(set_smem(kernel, C::kSmemBytes));
   TCGEMM_TRY(launch_cluster(kernel, static_cast<unsigned>(2 * clusters), C::THREADS, C::kSmemBytes, 2, a.stream, m.a2,
-                            m.b2, p));
+                            m.b2, map_c, p));
   return check_launch("sm100 persistent_kernel");
 }
 

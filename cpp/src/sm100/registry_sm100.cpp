@@ -48,6 +48,10 @@ std::vector<KernelInfo> sm100_kernels() {
        256, 64, 6, TCGEMM_FN(v6)},
       {"sm100.v7", "Cluster Launch Control (dynamic persistent scheduling) + grouped L2 raster" TCGEMM_NOT_RUN, 256,
        256, 64, 6, TCGEMM_FN(v7)},
+      {"sm100.v8",
+       "+ TMA-store epilogue: TMEM -> registers -> 128B-swizzled double-buffered shared staging -> "
+       "cp.async.bulk.tensor store, clipped at the edges" TCGEMM_NOT_RUN,
+       256, 256, 64, 6, TCGEMM_FN(v8)},
   };
 #undef TCGEMM_FN
 #undef TCGEMM_NOT_RUN
