@@ -121,3 +121,17 @@ def test_cpp_argument_checks():
 def test_device_array_constructor_guarded():
     with pytest.raises(TypeError, match="to_device"):
         tcgemm.DeviceArray(np.ones((2, 2), f16))
+
+
+def test_stream_argument_is_checked_first():
+    a = np.ones((4, 4), f16)
+    for bad in ("fast", -1, 1.5, True):
+        with pytest.raises(TypeError, match="stream"):
+            tcgemm.matmul(a, a, stream=bad)
+
+
+def test_from_dlpack_refuses_host_memory():
+    with pytest.raises(ValueError, match="not in CUDA device memory"):
+        tcgemm.from_dlpack(np.ones((2, 2), f16))
+    with pytest.raises(TypeError, match="does not implement __dlpack__"):
+        tcgemm.from_dlpack([[1, 2]])
