@@ -284,13 +284,6 @@ def to_device(a, stream=None, device=None) -> DeviceArray:
     return DeviceArray(buf, transposed)
 
 
-def _dlpack_on_gpu(x) -> bool:
-    try:
-        return x.__dlpack_device__()[0] != 1  # 1: kDLCPU
-    except Exception:
-        return False
-
-
 def _operand(x, what: str):
     """-> (DeviceArray or np.ndarray, shape, dtype) after the host-side checks."""
     if isinstance(x, DeviceArray):
@@ -349,8 +342,7 @@ def matmul(a, b, *, kernel: str = "auto", out=None, accumulate: str = "f32", gri
     if accumulate == "f16" and adt == bfloat16:
         raise ValueError("tcgemm: accumulate='f16' needs float16 inputs (bf16 tensor-core MMAs accumulate in f32)")
     if kernel != "auto":
-        known = {k["name"]: k for k in _core.kernels()}
-        if kernel not in known:
+        if kernel not in _kernel_names():
             raise ValueError(f"tcgemm: unknown kernel {kernel!r}; tcgemm.kernels() lists them")
     on_device = isinstance(a, DeviceArray) or isinstance(b, DeviceArray) or isinstance(out, DeviceArray)
     out_like = None
@@ -430,6 +422,9 @@ def _matmul_on_current_device(a, b, out, out_like, foreign, on_device, kernel, a
             if out is None and foreign is not None:
                 return _to_framework(dc, foreign)  # torch in, torch out
             return out if out is not None else dc
+        if out is not None and out.flags.c_contiguous:
+            dc._live().download(out, sh)  # straight into the caller's array: no second host copy
+            return out
         res = dc.numpy(sh)
         if out is not None:
             out[...] = res
@@ -438,6 +433,18 @@ def _matmul_on_current_device(a, b, out, out_like, foreign, on_device, kernel, a
     finally:
         for t in temps:
             t.free()
+
+
+_KERNEL_NAMES = None
+
+
+def _kernel_names() -> frozenset:
+    """The registry's names (fixed for the life of the process): checked here so an unknown name
+    is a ValueError even where no GPU is present, without walking the registry on every call."""
+    global _KERNEL_NAMES
+    if _KERNEL_NAMES is None:
+        _KERNEL_NAMES = frozenset(k["name"] for k in _core.kernels())
+    return _KERNEL_NAMES
 
 
 def _check_out(out, shape, dtype) -> None:

@@ -191,7 +191,7 @@ def select_kernels(patterns):
 
 
 def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumulate="f32", warmup=5, iters=30,
-        backend=None, progress=True, log=print):
+        backend=None, progress=True):
     """Benchmark; returns {"environment": ..., "rows": [...]}. Never asserts speed."""
     backend = backend or _backend()
     ks = select_kernels(kernel_patterns)

@@ -66,11 +66,11 @@ Status check_supports(const KernelInfo& k, const GemmArgs& a) {
   return Status::Ok();
 }
 
-// Measured winners first, per device and shape class (bench/results/).
+// Measured winners first, per device (bench/results/); the same order won at
+// every shape class measured so far (squares, skinny, odd).
 // Anything runnable that supports the arguments is the fallback, in ladder
 // order from the top.
-static std::vector<const char*> preference(int cc, const GemmArgs& a) {
-  const bool skinny = a.M <= 256 || a.N <= 256;
+static std::vector<const char*> preference(int cc) {
   if (cc == 90) {
     // H200 (bench/results/h200_ada_tuning.md): among the mma.sync kernels the
     // two-block 128x128x64 step wins at skinny, odd and short-K shapes and
@@ -80,7 +80,6 @@ static std::vector<const char*> preference(int cc, const GemmArgs& a) {
     // limit), then the multicast one (as fast at 4096^3, less steady at
     // 8192^3); the Ada kernels cover what the Hopper family does not take
     // (f16 accumulation).
-    (void)skinny;
     return {"sm90.ws_persistent", "sm90.ws_mcast", "sm89.mma_2blk.s3", "sm89.mma_wt64_k64.s3"};
   }
   // sm_89: until measured on an Ada card, the seed's RTX 4090 figures stand
@@ -94,7 +93,7 @@ const KernelInfo* pick_auto(const GemmArgs& args, Status* why) {
   Status s = current_device(&dev);
   if (!s.ok()) return *why = s, nullptr;
   auto usable = [&](const KernelInfo& k) { return check_runnable(k).ok() && check_supports(k, args).ok(); };
-  for (const char* name : preference(dev.cc, args)) {
+  for (const char* name : preference(dev.cc)) {
     const KernelInfo* k = find_kernel(name);
     if (k && usable(*k)) return k;
   }
