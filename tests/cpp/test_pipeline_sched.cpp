@@ -93,7 +93,53 @@ static void pipe_handshake(int items, int lead) {
   CHECK_MSG(ok && consumed == items, "handshake S=%d items=%d lead=%d", S, items, lead);
 }
 
+// Batches x K splits: every (tile, batch, K tile) is covered by exactly one
+// unit, each split's K range is non-empty, and the ranges of one tile tile
+// [0, k_tiles) in order (what the fixed-order reduction sums).
+static void covers_batches_and_splits(int tiles_m, int tiles_n, int batches, int k_tiles, int splits, int64_t g) {
+  const PersistentSchedule s{tiles_m, tiles_n, 8, 1, batches, splits};
+  std::vector<int> seen(static_cast<size_t>(tiles_m) * tiles_n * batches * k_tiles, 0);
+  bool ok = s.units() == static_cast<int64_t>(tiles_m) * tiles_n * batches * splits;
+  for (int64_t b = 0; b < g; ++b)
+    for (int64_t u = s.first(b); u < s.units(); u = s.next(u, g)) {
+      const WorkUnit w = s.work(u, 0);
+      if (w.batch < 0 || w.batch >= batches || w.split < 0 || w.split >= splits || !s.tile_valid(w.tile)) {
+        ok = false;
+        continue;
+      }
+      int begin = 0, end = 0;
+      s.k_range(k_tiles, w.split, &begin, &end);
+      if (begin >= end) ok = false;
+      int prev_end = 0, dummy = 0;
+      if (w.split > 0) s.k_range(k_tiles, w.split - 1, &dummy, &prev_end);
+      if (begin != prev_end) ok = false;  // contiguous, in split order
+      for (int kt = begin; kt < end; ++kt)
+        ++seen[((static_cast<size_t>(w.batch) * tiles_m + w.tile.m) * tiles_n + w.tile.n) * k_tiles + kt];
+    }
+  for (int v : seen) ok &= (v == 1);
+  CHECK_MSG(ok, "tiles %dx%d batches %d k_tiles %d splits %d grid %lld", tiles_m, tiles_n, batches, k_tiles, splits,
+            (long long)g);
+}
+
 int main() {
+  for (int batches : {1, 2, 5})
+    for (int splits : {1, 2, 3, 4, 7})
+      for (int k_tiles : {7, 16, 128})
+        for (int64_t g : {1, 5, 132}) {
+          if (splits > k_tiles) continue;
+          covers_batches_and_splits(1, 32, batches, k_tiles, splits, g);
+          covers_batches_and_splits(3, 5, batches, k_tiles, splits, g);
+        }
+  // The split-K policy (sm90.ws_splitk on 132 SMs).
+  CHECK(choose_splits(0, 32, 128, 132) == 4);   // M <= 128 vs N = K = 8192 with 256-wide tiles: 128 units
+  CHECK(choose_splits(0, 128, 128, 132) == 1);  // M = 512: the tiles fill the GPU already
+  CHECK(choose_splits(0, 66, 128, 132) == 1);   // exactly half the SMs: no split
+  CHECK(choose_splits(0, 1, 128, 132) == 16);   // at most 16 slices
+  CHECK(choose_splits(0, 4, 8, 132) == 2);      // slices at least 4 K tiles deep
+  CHECK(choose_splits(0, 4, 3, 132) == 1);      // too little K to split
+  CHECK(choose_splits(5, 1, 3, 132) == 3);      // a request is capped at the K tiles
+  CHECK(choose_splits(2, 500, 64, 132) == 2);   // and otherwise taken as asked
+
   const int sizes[] = {1, 2, 3, 7, 16, 33};
   for (int tm : sizes)
     for (int tn : sizes)

@@ -12,6 +12,13 @@ namespace tcgemm {
 
 using LaunchFn = Status (*)(const GemmArgs&);
 
+// What a kernel can do beyond D = A B for one matrix (KernelInfo::features).
+enum Feature : unsigned {
+  kEpilogue = 1u << 0,  // alpha, beta * source, bias, activation (GemmArgs::epilogue)
+  kBatched = 1u << 1,   // GemmArgs::batch > 1 in one launch
+  kSplitK = 1u << 2,    // GemmArgs::split_k: K slices reduced in a fixed order
+};
+
 struct KernelInfo {
   const char* name;         // stable: "sm89.mma_swz_x4.s4", "sm90.ws_persistent", ...
   const char* family;       // "sm89", "sm90", "sm100"
@@ -26,6 +33,7 @@ struct KernelInfo {
   // Device compute capabilities (major*10+minor) whose SASS this build holds
   // for the family, e.g. {89, 90} for the Ada family.
   std::vector<int> sass_for;
+  unsigned features = 0;    // Feature mask
 };
 
 // Every registered kernel, built or not, in ladder order.
@@ -37,7 +45,8 @@ const KernelInfo* find_kernel(const std::string& name);
 // Why `k` cannot run on the current device, or ok.
 Status check_runnable(const KernelInfo& k);
 
-// Why `k` cannot take these arguments (dtype, layout, accumulator), or ok.
+// Why `k` cannot take these arguments (dtype, layout, accumulator, epilogue,
+// batch, split-K), or ok.
 Status check_supports(const KernelInfo& k, const GemmArgs& args);
 
 // The kernel that `auto` picks for these arguments on the current device.

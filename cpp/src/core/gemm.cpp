@@ -29,6 +29,31 @@ Status check_args(const GemmArgs& a) {
       return bad(std::string(l.name) + " = " + std::to_string(l.ld) +
                  " must be a multiple of 8 elements (16-byte rows; DeviceBuffer pads for you)");
   }
+  // Batches.
+  if (a.batch < 1 || a.batch > INT_MAX) return bad("batch must be in 1 .. 2^31-1 (got " + std::to_string(a.batch) + ")");
+  struct Stride { const char* name; int64_t v; } strides[] = {{"batch_stride_a", a.batch_stride_a},
+                                                              {"batch_stride_b", a.batch_stride_b},
+                                                              {"batch_stride_c", a.batch_stride_c},
+                                                              {"batch_stride_source", a.epilogue.batch_stride_source}};
+  for (const auto& st : strides)
+    if (st.v < 0 || st.v % 8 != 0)
+      return bad(std::string(st.name) + " = " + std::to_string(st.v) +
+                 " must be a non-negative multiple of 8 elements (each matrix starts 16-byte aligned)");
+  if (a.batch > 1 && a.batch_stride_c < a.M * a.ldc)
+    return bad("batch_stride_c = " + std::to_string(a.batch_stride_c) + " < M * ldc = " + std::to_string(a.M * a.ldc) +
+               ": the output matrices of a batch would overlap");
+  // Epilogue.
+  const Epilogue& e = a.epilogue;
+  if (static_cast<int>(e.act) < 0 || static_cast<int>(e.act) > 3) return bad("unknown activation");
+  if (static_cast<int>(e.bias_type) < 0 || static_cast<int>(e.bias_type) > 2) return bad("unknown bias type");
+  if (e.beta != 0.0f) {
+    if (!e.source) return bad("beta != 0 needs a source matrix (matmul's c)");
+    if (misaligned(e.source)) return bad("the source matrix must be 16-byte aligned");
+    if (e.ld_source < a.N || e.ld_source % 8 != 0)
+      return bad("ld_source = " + std::to_string(e.ld_source) + " must be >= N and a multiple of 8 elements");
+  }
+  if (e.bias && reinterpret_cast<uintptr_t>(e.bias) % 4 != 0) return bad("bias must be 4-byte aligned");
+  if (a.split_k < 0 || a.split_k > 256) return bad("split_k must be in 0 .. 256 (0: the kernel chooses)");
   return Status::Ok();
 }
 

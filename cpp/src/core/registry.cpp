@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/families.h"
+#include "sched/persistent.h"
 #include "tcgemm/device.h"
 #include "tcgemm/registry.h"
 
@@ -63,6 +64,9 @@ Status check_supports(const KernelInfo& k, const GemmArgs& a) {
   if (!(k.accums & bit(a.accum))) return fail(std::string("accumulate='") + to_string(a.accum) + "'");
   if (a.dtype == DType::bf16 && a.accum == Accum::f16)
     return fail("bf16 with accumulate='f16' (bf16 tensor-core MMAs accumulate in f32 only)");
+  if (!a.epilogue.plain() && !(k.features & kEpilogue)) return fail("a fused epilogue (alpha/beta/bias/activation)");
+  if (a.batch > 1 && !(k.features & kBatched)) return fail("batched GEMM");
+  if (a.split_k > 1 && !(k.features & kSplitK)) return fail("split-K (split_k > 1)");
   return Status::Ok();
 }
 
@@ -70,8 +74,16 @@ Status check_supports(const KernelInfo& k, const GemmArgs& a) {
 // every shape class measured so far (squares, skinny, odd).
 // Anything runnable that supports the arguments is the fallback, in ladder
 // order from the top.
-static std::vector<const char*> preference(int cc) {
+static std::vector<const char*> preference(int cc, const GemmArgs& args, int sms) {
   if (cc == 90) {
+    // Too few output tiles to fill the GPU (decode shapes, M <= 128 against
+    // big weights): the split-K kernel, when its policy would split
+    // (sched::choose_splits with ws_splitk's tiles, 64 or 128 x 256).
+    const int64_t bm = args.M <= 64 ? 64 : 128;
+    const int64_t tiles = ceil_div(args.M, bm) * ceil_div(args.N, 256) * args.batch;
+    const int k_tiles = static_cast<int>(ceil_div(args.K, 64));
+    if (args.split_k != 1 && sched::choose_splits(args.split_k, tiles, k_tiles, sms) > 1)
+      return {"sm90.ws_splitk", "sm90.ws_persistent", "sm89.mma_2blk.s3", "sm89.mma_wt64_k64.s3"};
     // H200 (bench/results/h200_ada_tuning.md): among the mma.sync kernels the
     // two-block 128x128x64 step wins at skinny, odd and short-K shapes and
     // ties the 128x256 one on large squares.
@@ -93,7 +105,7 @@ const KernelInfo* pick_auto(const GemmArgs& args, Status* why) {
   Status s = current_device(&dev);
   if (!s.ok()) return *why = s, nullptr;
   auto usable = [&](const KernelInfo& k) { return check_runnable(k).ok() && check_supports(k, args).ok(); };
-  for (const char* name : preference(dev.cc)) {
+  for (const char* name : preference(dev.cc, args, dev.sm_count)) {
     const KernelInfo* k = find_kernel(name);
     if (k && usable(*k)) return k;
   }

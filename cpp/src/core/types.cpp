@@ -7,6 +7,16 @@ const char* to_string(DType d) { return d == DType::f16 ? "float16" : "bfloat16"
 const char* to_string(Layout l) { return l == Layout::NN ? "NN" : "TN"; }
 const char* to_string(Accum a) { return a == Accum::f32 ? "f32" : "f16"; }
 
+const char* to_string(Activation a) {
+  switch (a) {
+    case Activation::none: return "none";
+    case Activation::relu: return "relu";
+    case Activation::gelu: return "gelu";
+    case Activation::silu: return "silu";
+  }
+  return "unknown";
+}
+
 const char* to_string(StatusCode c) {
   switch (c) {
     case StatusCode::ok: return "ok";

@@ -122,6 +122,22 @@ Status tensor_3d(const void* base, DType dtype, const uint64_t (&dims)[3], const
   return s;
 }
 
+Status add_batch_dim(TensorMapParams* p, int64_t batch, int64_t batch_stride_elems) {
+  if (p->rank != 2) return rule("add_batch_dim takes a 2-D map (rank " + std::to_string(p->rank) + ")");
+  if (batch < 1 || batch_stride_elems < 0) return rule("batch must be >= 1 and its stride >= 0");
+  TensorMapParams q = *p;
+  q.rank = 3;
+  const bool broadcast = batch_stride_elems == 0 || batch == 1;
+  q.dims[2] = broadcast ? 1 : static_cast<uint64_t>(batch);
+  // A dimension of 1 is never stepped over; its stride still has to obey the
+  // stride rules, so give it the matrix's own size.
+  q.strides[1] = broadcast ? q.strides[0] * q.dims[1] : static_cast<uint64_t>(batch_stride_elems) * q.elem_bytes();
+  q.box[2] = 1;
+  Status s = check_params(q);
+  if (s.ok()) *p = q;
+  return s;
+}
+
 Status gemm_operand(const GemmArgs& a, Operand op, uint32_t box_inner, uint32_t box_outer, Swizzle swizzle,
                     TensorMapParams* out) {
   switch (op) {

@@ -91,6 +91,14 @@ struct GemmMaps {
 Status gemm_operand_maps(const GemmArgs& args, int bm, int bn, int bk, int b_parts, Swizzle swizzle,
                          GemmMaps* out);
 
+// A 2-D operand map made 3-D by a batch dimension (box 1 along it): dims
+// {inner, outer, batch}, the batch stride in bytes. A batch stride of 0 (the
+// same matrix for every batch) becomes a batch dimension of 1, so the kernel
+// reads it at batch coordinate 0 (batch_coord_step() says which).
+Status add_batch_dim(TensorMapParams* p, int64_t batch, int64_t batch_stride_elems);
+// 1 when the operand has its own matrix per batch, 0 when it is broadcast.
+inline int batch_coord_step(int64_t batch_stride_elems) { return batch_stride_elems != 0 ? 1 : 0; }
+
 // check_params, then cuTensorMapEncodeTiled (found through
 // cudaGetDriverEntryPointByVersion). A failing CUresult is reported by name.
 Status encode(const TensorMapParams& p, CUtensorMap* out);
