@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "core/element.cuh"
+#include "core/epilogue.cuh"
 #include "core/launch_check.h"
 #include "ptx/cluster.h"
 #include "ptx/common.h"
@@ -49,6 +50,7 @@ struct Params {
   int tiles_m, tiles_n;
   int group;       // grouped-raster group (1: row-major)
   bool bf16;
+  Epilogue ep;     // fused epilogue (core/epilogue.cuh), applied as the accumulators are packed
 };
 
 // ---------------------------------------------------------------------------
@@ -137,9 +139,11 @@ __device__ __forceinline__ void mma_slice(uint32_t d_tmem, uint32_t a_tile, uint
 // (per element at the edge), rows past M store nothing. All lanes execute
 // the tcgen05.ld (.sync.aligned); the conditions around it are warp-uniform.
 // ---------------------------------------------------------------------------
-// The dtype is a run-time field in this family (one instantiation serves both).
-__device__ __forceinline__ uint32_t pack2(float lo, float hi, bool bf16) {
-  return bf16 ? Element<DType::bf16>::pack(lo, hi) : Element<DType::f16>::pack(lo, hi);
+// The dtype is a run-time field in this family (one instantiation serves
+// both). The output pair (row, col), (row, col + 1) through the epilogue.
+__device__ __forceinline__ uint32_t pack2(const Params& p, float lo, float hi, int row, int col) {
+  return p.bf16 ? epilogue_pair<DType::bf16>(p.ep, lo, hi, row, col, p.M, p.N, 0)
+                : epilogue_pair<DType::f16>(p.ep, lo, hi, row, col, p.M, p.N, 0);
 }
 
 template <int BN>
@@ -163,7 +167,8 @@ __device__ __forceinline__ void epilogue_store(uint32_t tmem_acc, const Params& 
       uint32_t v[4];
 #pragma unroll
       for (int i = 0; i < 4; ++i)
-        v[i] = pack2(__uint_as_float(r[g * 8 + 2 * i]), __uint_as_float(r[g * 8 + 2 * i + 1]), p.bf16);
+        v[i] = pack2(p, __uint_as_float(r[g * 8 + 2 * i]), __uint_as_float(r[g * 8 + 2 * i + 1]), row,
+                     col0 + g * 8 + 2 * i);
       const int left = p.N - (col0 + g * 8);
       if (left >= 8) {
         *reinterpret_cast<uint4*>(dst + g * 8) = make_uint4(v[0], v[1], v[2], v[3]);
@@ -225,7 +230,8 @@ __device__ __forceinline__ void epilogue_store_tma(uint32_t tmem_acc, const CUte
       uint32_t v[4];
 #pragma unroll
       for (int i = 0; i < 4; ++i)
-        v[i] = pack2(__uint_as_float(src[(j % 4) * 8 + 2 * i]), __uint_as_float(src[(j % 4) * 8 + 2 * i + 1]), p.bf16);
+        v[i] = pack2(p, __uint_as_float(src[(j % 4) * 8 + 2 * i]), __uint_as_float(src[(j % 4) * 8 + 2 * i + 1]),
+                     m0 + r, col0 + 8 * j + 2 * i);
       asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(box + store_staging_offset(r, 8 * j)),
                    "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3])
                    : "memory");
@@ -282,6 +288,7 @@ inline Params make_params(const GemmArgs& a, int mma_m, int bn, bool grouped_ras
   p.tiles_n = static_cast<int>(ceil_div(a.N, bn));
   p.group = grouped_raster && a.grid_swizzle ? 8 : 1;
   p.bf16 = a.dtype == DType::bf16;
+  p.ep = a.epilogue;
   return p;
 }
 

@@ -58,7 +58,7 @@ std::vector<KernelInfo> sm100_kernels() {
   std::vector<KernelInfo> v;
   for (const Step& s : steps)
     v.push_back(KernelInfo{s.name, "sm100", s.idea, 100, dtypes, layouts, accums, s.tile_m, s.tile_n, s.tile_k,
-                           s.stages, s.fn, sass});
+                           s.stages, s.fn, sass, kEpilogue});
   return v;
 }
 

@@ -20,7 +20,9 @@
 //                   bandwidth, was what held the 8-warp block back)
 // NN (B row-major K x N) reads B with ldmatrix.trans; TN (B stored N x K) reads
 // it plain. Edges: predicated zero-filling copies and clipped stores, so any
-// M, N, K >= 1 works.
+// M, N, K >= 1 works. Batches: blockIdx.y is the batch (each operand's base
+// moved by its batch stride). The fused epilogue (core/epilogue.cuh) runs on
+// the accumulators as they are packed for the store.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -28,6 +30,7 @@
 #include <cstdint>
 
 #include "core/element.cuh"
+#include "core/epilogue.cuh"
 #include "core/launch_check.h"
 #include "ptx/cp_async.h"
 #include "ptx/ldmatrix.h"
@@ -100,6 +103,9 @@ struct Params {
   int64_t lda, ldb, ldc;  // elements
   int tiles_m, tiles_n;
   bool grouped;
+  Epilogue ep;
+  int64_t batch0;                  // batch of blockIdx.y == 0 (launches cover 65535 batches each)
+  int64_t stride_a, stride_b, stride_c;  // elements between batches
 };
 
 // cp.async one 16-byte chunk of a row, zero-filling what lies past `limit`
@@ -130,8 +136,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
   const int m0 = tile.m * BM, n0 = tile.n * BN;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int warp_m = warp % Cfg::WARPS_M, warp_n = warp / Cfg::WARPS_M;
-  const T* A = static_cast<const T*>(p.A);
-  const T* B = static_cast<const T*>(p.B);
+  const int64_t batch = p.batch0 + blockIdx.y;
+  const T* A = static_cast<const T*>(p.A) + batch * p.stride_a;
+  const T* B = static_cast<const T*>(p.B) + batch * p.stride_b;
 
   // ---- global -> shared: one K slice of A and B into pipeline slot `stage`.
   auto load_slice = [&](int stage, int k_tile) {
@@ -246,21 +253,27 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
   // Four shuffle rounds rotate the quad's values so that lane t of the quad
   // ends up with all 8 columns of fragment j = t: then every lane stores one
   // 16-byte vector, and a warp's store covers 8 rows x 64 contiguous bytes.
-  T* C = static_cast<T*>(p.C);
+  T* C = static_cast<T*>(p.C) + batch * p.stride_c;
   const int quad = lane >> 2, t = lane & 3;
 #pragma unroll
   for (int i = 0; i < MT; ++i) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {  // rows quad and quad + 8 of the fragment
+      const int gm = m0 + warp_m * Cfg::WM + i * 16 + quad + 8 * h;
 #pragma unroll
       for (int j0 = 0; j0 < NT; j0 += 4) {  // four n8 fragments: one per quad lane
         uint32_t packed[4];
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
+          const int col = n0 + warp_n * Cfg::WN + (j0 + j) * 8 + 2 * t;  // this lane's column pair
           if constexpr (ACC == Accum::f32) {
-            packed[j] = Element<DT>::pack(acc[i][j0 + j].v[2 * h], acc[i][j0 + j].v[2 * h + 1]);
-          } else {
+            packed[j] = epilogue_pair<DT>(p.ep, acc[i][j0 + j].v[2 * h], acc[i][j0 + j].v[2 * h + 1], gm, col, p.M,
+                                          p.N, batch);
+          } else if (p.ep.plain()) {
             packed[j] = acc[i][j0 + j].v[h];
+          } else {
+            const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&acc[i][j0 + j].v[h]));
+            packed[j] = epilogue_pair<DT>(p.ep, f.x, f.y, gm, col, p.M, p.N, batch);
           }
         }
         uint32_t got[4];
@@ -276,7 +289,6 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
         uint32_t out[4];
 #pragma unroll
         for (int s = 0; s < 4; ++s) out[s] = select4(got, (s - t) & 3);
-        const int gm = m0 + warp_m * Cfg::WM + i * 16 + quad + 8 * h;
         const int gn = n0 + warp_n * Cfg::WN + (j0 + t) * 8;
         if (gm < p.M && gn < p.N) {
           T* dst = C + static_cast<int64_t>(gm) * p.ldc + gn;
@@ -307,10 +319,17 @@ Status launch_mma_sync(const GemmArgs& a) {
   }
   Params p{a.A, a.B, a.C, static_cast<int>(a.M), static_cast<int>(a.N), static_cast<int>(a.K),
            a.lda, a.ldb, a.ldc, static_cast<int>(ceil_div(a.M, Cfg::BM)),
-           static_cast<int>(ceil_div(a.N, Cfg::BN)), a.grid_swizzle};
+           static_cast<int>(ceil_div(a.N, Cfg::BN)), a.grid_swizzle, a.epilogue, 0,
+           a.batch_stride_a, a.batch_stride_b, a.batch_stride_c};
   const int64_t blocks = static_cast<int64_t>(p.tiles_m) * p.tiles_n;
-  kernel<<<static_cast<unsigned>(blocks), Cfg::THREADS, smem, a.stream>>>(p);
-  return check_launch("mma_sync_gemm_kernel");
+  if (blocks > 0x7fffffff) return Status::Error(StatusCode::not_supported, "too many output tiles for one grid");
+  // gridDim.y is at most 65535: larger batches take one launch per 65535.
+  for (p.batch0 = 0; p.batch0 < a.batch; p.batch0 += 65535) {
+    const unsigned batches = static_cast<unsigned>(a.batch - p.batch0 < 65535 ? a.batch - p.batch0 : 65535);
+    kernel<<<dim3(static_cast<unsigned>(blocks), batches), Cfg::THREADS, smem, a.stream>>>(p);
+    TCGEMM_TRY(check_launch("mma_sync_gemm_kernel"));
+  }
+  return Status::Ok();
 }
 
 // The dtype / accumulator / layout combinations one registry entry serves.

@@ -24,7 +24,8 @@ std::vector<KernelInfo> sm89_kernels() {
   };
   std::vector<KernelInfo> v;
   auto add = [&](const char* name, const Step& s, int stages, LaunchFn fn) {
-    v.push_back(KernelInfo{name, "sm89", s.idea, 89, dtypes, layouts, accums, s.bm, s.bn, s.bk, stages, fn, sass});
+    v.push_back(KernelInfo{name, "sm89", s.idea, 89, dtypes, layouts, accums, s.bm, s.bn, s.bk, stages, fn, sass,
+                           kEpilogue | kBatched});
   };
 #if TCGEMM_BUILD_SM89
 #define TCGEMM_FN(variant, stages) &sm89::launch_##variant##_s##stages

@@ -25,6 +25,7 @@
 #include <cstdint>
 
 #include "core/element.cuh"
+#include "core/epilogue.cuh"
 #include "core/launch_check.h"
 #include "ptx/mbarrier.h"
 #include "ptx/tma.h"
@@ -82,14 +83,16 @@ __device__ __forceinline__ uint64_t desc_b(uint32_t tile, int kk) {
 // multicast to all of them (cta_mask); otherwise the whole tile.
 //   TN: part p is rows [p*BN/parts, (p+1)*BN/parts): one box of that height.
 //   NN: part p is the 64-column blocks p*BN/64/parts ...: one box each.
+// Every map is 3-D (tma::add_batch_dim): z is the batch coordinate, 0 for
+// an operand shared by all batches.
 template <Layout L, int BN, int PARTS>
-__device__ __forceinline__ void load_b(uint32_t tile, const CUtensorMap* map, uint32_t bar, int k0, int n0,
+__device__ __forceinline__ void load_b(uint32_t tile, const CUtensorMap* map, uint32_t bar, int k0, int n0, int z,
                                        int part, uint16_t cta_mask) {
   if constexpr (L == Layout::TN) {
     constexpr int rows = BN / PARTS;
     const uint32_t dst = tile + part * rows * kRowBytes;
-    if constexpr (PARTS == 1) ptx::tma_load_2d(dst, map, bar, k0, n0);
-    else ptx::tma_load_2d_multicast(dst, map, bar, k0, n0 + part * rows, cta_mask);
+    if constexpr (PARTS == 1) ptx::tma_load_3d(dst, map, bar, k0, n0, z);
+    else ptx::tma_load_3d_multicast(dst, map, bar, k0, n0 + part * rows, z, cta_mask);
   } else {
     constexpr int blocks = BN / 64 / PARTS;
     static_assert(blocks >= 1, "NN splits B into whole 64-column blocks");
@@ -97,8 +100,8 @@ __device__ __forceinline__ void load_b(uint32_t tile, const CUtensorMap* map, ui
     for (int i = 0; i < blocks; ++i) {
       const int c = part * blocks + i;
       const uint32_t dst = tile + c * BK * kRowBytes;
-      if constexpr (PARTS == 1) ptx::tma_load_2d(dst, map, bar, n0 + c * 64, k0);
-      else ptx::tma_load_2d_multicast(dst, map, bar, n0 + c * 64, k0, cta_mask);
+      if constexpr (PARTS == 1) ptx::tma_load_3d(dst, map, bar, n0 + c * 64, k0, z);
+      else ptx::tma_load_3d_multicast(dst, map, bar, n0 + c * 64, k0, z, cta_mask);
     }
   }
 }
@@ -110,6 +113,8 @@ template <int BM, int BN, int PARTS>
 Status encode_operands(const GemmArgs& a, CUtensorMap* map_a, CUtensorMap* map_b) {
   tma::GemmMaps maps;
   TCGEMM_TRY(tma::gemm_operand_maps(a, BM, BN, BK, PARTS, tma::Swizzle::b128, &maps));
+  TCGEMM_TRY(tma::add_batch_dim(&maps.a, a.batch, a.batch_stride_a));
+  TCGEMM_TRY(tma::add_batch_dim(&maps.b, a.batch, a.batch_stride_b));
   TCGEMM_TRY(tma::encode(maps.a, map_a));
   TCGEMM_TRY(tma::encode(maps.b, map_b));
   return Status::Ok();
@@ -122,11 +127,34 @@ struct Params {
   int64_t ldc;  // elements
   int tiles_m, tiles_n;
   bool grouped;
+  Epilogue ep;
+  int batches;
+  int batch0;              // batch of blockIdx.y == 0 (non-persistent kernels)
+  int z_step_a, z_step_b;  // batch coordinate step of A and B: 1, or 0 when shared by all batches
+  int64_t stride_c;        // elements between output matrices
+  int splits;              // K slices (split-K kernels; 1 otherwise)
+  float* partials;         // split-K: fp32 partial tiles, [batch][split][M][ld_partials]
+  int64_t ld_partials;
 };
 
 inline Params make_params(const GemmArgs& a, int BM, int BN) {
-  return Params{a.C, static_cast<int>(a.M), static_cast<int>(a.N), static_cast<int>(a.K), a.ldc,
-                static_cast<int>(ceil_div(a.M, BM)), static_cast<int>(ceil_div(a.N, BN)), a.grid_swizzle};
+  return Params{a.C,
+                static_cast<int>(a.M),
+                static_cast<int>(a.N),
+                static_cast<int>(a.K),
+                a.ldc,
+                static_cast<int>(ceil_div(a.M, BM)),
+                static_cast<int>(ceil_div(a.N, BN)),
+                a.grid_swizzle,
+                a.epilogue,
+                static_cast<int>(a.batch),
+                0,
+                tma::batch_coord_step(a.batch_stride_a),
+                tma::batch_coord_step(a.batch_stride_b),
+                a.batch_stride_c,
+                1,
+                nullptr,
+                0};
 }
 
 // v[i] for a run-time i, as selects (indexing a register array with a
@@ -144,9 +172,10 @@ __device__ __forceinline__ uint32_t select4(const uint32_t (&v)[4], int i) {
 // then each lane writes one 16-byte vector and a warp's store covers 8 rows x
 // 64 contiguous bytes.
 template <DType DT, int BN>
-__device__ __forceinline__ void store_accumulators(const Params& p, int row0, int col0, const float (&acc)[BN / 2]) {
+__device__ __forceinline__ void store_accumulators(const Params& p, int row0, int col0, int batch,
+                                                   const float (&acc)[BN / 2]) {
   using T = typename Element<DT>::T;
-  T* C = static_cast<T*>(p.C);
+  T* C = static_cast<T*>(p.C) + batch * p.stride_c;
   const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
   const int quad = lane >> 2, t = lane & 3;
 #pragma unroll
@@ -157,7 +186,8 @@ __device__ __forceinline__ void store_accumulators(const Params& p, int row0, in
       uint32_t packed[4];
 #pragma unroll
       for (int j = 0; j < 4; ++j)
-        packed[j] = Element<DT>::pack(acc[(4 * g + j) * 4 + 2 * h], acc[(4 * g + j) * 4 + 2 * h + 1]);
+        packed[j] = epilogue_pair<DT>(p.ep, acc[(4 * g + j) * 4 + 2 * h], acc[(4 * g + j) * 4 + 2 * h + 1], gm,
+                                      col0 + 32 * g + 8 * j + 2 * t, p.M, p.N, batch);
       uint32_t got[4];
 #pragma unroll
       for (int r = 0; r < 4; ++r) {
@@ -183,6 +213,28 @@ __device__ __forceinline__ void store_accumulators(const Params& p, int row0, in
           }
         }
       }
+    }
+  }
+}
+
+// Split-K: a warpgroup's m64nBN fp32 accumulators, unrounded, into its
+// (batch, split) partial tile; splitk_reduce then sums the splits in order.
+// A lane's two adjacent columns go out as one 8-byte store.
+template <int BN>
+__device__ __forceinline__ void store_partials(const Params& p, int row0, int col0, int batch, int split,
+                                               const float (&acc)[BN / 2]) {
+  const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+  float* W = p.partials + (static_cast<int64_t>(batch) * p.splits + split) * p.M * p.ld_partials;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int gm = row0 + warp * 16 + lane / 4 + 8 * h;
+    if (gm >= p.M) continue;
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+      const int gn = col0 + 8 * j + 2 * (lane % 4);
+      if (gn < p.N)  // gn is even, ld_partials a multiple of 4 >= N: the pair fits
+        *reinterpret_cast<float2*>(W + static_cast<int64_t>(gm) * p.ld_partials + gn) =
+            make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
     }
   }
 }

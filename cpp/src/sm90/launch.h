@@ -11,5 +11,6 @@ Status launch_tma_wgmma_pipe_s4(const GemmArgs& a);  // tma_wgmma_pipe.cu
 Status launch_ws(const GemmArgs& a);              // ws.cu
 Status launch_ws_persistent(const GemmArgs& a);   // ws_persistent.cu
 Status launch_ws_mcast(const GemmArgs& a);        // ws_mcast.cu
+Status launch_ws_splitk(const GemmArgs& a);       // ws_splitk.cu
 
 }  // namespace tcgemm::sm90

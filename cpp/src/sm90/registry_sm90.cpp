@@ -9,6 +9,7 @@ std::vector<KernelInfo> sm90_kernels() {
   const unsigned dtypes = bit(DType::f16) | bit(DType::bf16);
   const unsigned layouts = bit(Layout::NN) | bit(Layout::TN);
   const unsigned accums = bit(Accum::f32);
+  const unsigned features = kEpilogue | kBatched;
 #if TCGEMM_BUILD_SM90
 #define TCGEMM_FN(f) &sm90::f
 #else
@@ -18,20 +19,24 @@ std::vector<KernelInfo> sm90_kernels() {
       {"sm90.tma_wgmma", "sm90",
        "TMA loads (128B swizzle, mbarrier complete_tx) + wgmma m64n128k16 from shared memory; one stage; "
        "128x128x64 tile, 2 warpgroups",
-       90, dtypes, layouts, accums, 128, 128, 64, 1, TCGEMM_FN(launch_tma_wgmma), sass},
+       90, dtypes, layouts, accums, 128, 128, 64, 1, TCGEMM_FN(launch_tma_wgmma), sass, features},
       {"sm90.tma_wgmma_pipe.s4", "sm90", "+ 4-stage TMA ring: loads of later K slices overlap the wgmma", 90,
-       dtypes, layouts, accums, 128, 128, 64, 4, TCGEMM_FN(launch_tma_wgmma_pipe_s4), sass},
+       dtypes, layouts, accums, 128, 128, 64, 4, TCGEMM_FN(launch_tma_wgmma_pipe_s4), sass, features},
       {"sm90.ws", "sm90",
        "+ warp specialization: a TMA producer warpgroup and 2 wgmma consumer warpgroups meet at full/empty "
        "mbarriers; setmaxnreg 40/232",
-       90, dtypes, layouts, accums, 128, 128, 64, 4, TCGEMM_FN(launch_ws), sass},
+       90, dtypes, layouts, accums, 128, 128, 64, 4, TCGEMM_FN(launch_ws), sass, features},
       {"sm90.ws_persistent", "sm90",
        "+ 128x256 tiles (m64n256k16 per consumer) on a persistent grid walking the grouped raster; epilogue "
        "registers -> swizzled smem -> TMA store while the producer loads the next tile",
-       90, dtypes, layouts, accums, 128, 256, 64, 4, TCGEMM_FN(launch_ws_persistent), sass},
+       90, dtypes, layouts, accums, 128, 256, 64, 4, TCGEMM_FN(launch_ws_persistent), sass, features},
       {"sm90.ws_mcast", "sm90",
        "+ 2-CTA clusters along M: each CTA loads half of the shared B tile and TMA multicasts it to both", 90,
-       dtypes, layouts, accums, 128, 256, 64, 4, TCGEMM_FN(launch_ws_mcast), sass},
+       dtypes, layouts, accums, 128, 256, 64, 4, TCGEMM_FN(launch_ws_mcast), sass, features},
+      {"sm90.ws_splitk", "sm90",
+       "ws_persistent + split-K when the tiles cannot fill the GPU (M <= 64: 64x256 tiles): fp32 partials "
+       "summed in a fixed order (deterministic) by a second kernel that applies the epilogue",
+       90, dtypes, layouts, accums, 128, 256, 64, 4, TCGEMM_FN(launch_ws_splitk), sass, features | kSplitK},
   };
 #undef TCGEMM_FN
   return v;

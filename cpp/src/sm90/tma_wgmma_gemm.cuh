@@ -9,6 +9,7 @@
 // swizzled operands (common.cuh); thread 0 issues the TMA loads and each
 // slot's full mbarrier says when they landed. Edges: TMA zero-fills what lies
 // outside A and B (partial K slices included), the epilogue clips its stores.
+// Batches: blockIdx.y, the TMA batch coordinate (3-D maps, common.cuh).
 #pragma once
 #include "sched/pipeline.h"
 #include "sm90/common.cuh"
@@ -40,6 +41,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
 
   const sched::TileCoord tile = sched::raster(blockIdx.x, p.tiles_m, p.tiles_n, p.grouped, Cfg::GROUP);
   const int m0 = tile.m * BM, n0 = tile.n * BN;
+  const int batch = blockIdx.y + p.batch0;
   const int wg = threadIdx.x / kWarpgroup;  // rows wg*64 .. wg*64+63 of the tile
   const int k_tiles = (p.K + BK - 1) / BK;
 
@@ -55,8 +57,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
   // every box (zero-filled parts included); the phase completes when they land.
   auto load = [&](int s, int kt) {
     ptx::mbarrier_arrive_expect_tx(full(s), Cfg::STAGE_BYTES);
-    ptx::tma_load_2d(a_tile(s), &map_a, full(s), kt * BK, m0);
-    load_b<L, BN, 1>(b_tile(s), &map_b, full(s), kt * BK, n0, 0, 0);
+    ptx::tma_load_3d(a_tile(s), &map_a, full(s), kt * BK, m0, batch * p.z_step_a);
+    load_b<L, BN, 1>(b_tile(s), &map_b, full(s), kt * BK, n0, batch * p.z_step_b, 0, 0);
   };
   if (threadIdx.x == 0)
     for (int s = 0; s < STAGES && s < k_tiles; ++s) load(s, s);
@@ -78,7 +80,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     if (threadIdx.x == 0 && kt + STAGES < k_tiles) load(st.stage, kt + STAGES);
     st.advance();
   }
-  store_accumulators<DT, BN>(p, m0 + wg * 64, n0, acc);
+  store_accumulators<DT, BN>(p, m0 + wg * 64, n0, batch, acc);
 #endif
 }
 
@@ -88,11 +90,16 @@ Status launch_tma_wgmma(const GemmArgs& a) {
   CUtensorMap map_a, map_b;
   TCGEMM_TRY((encode_operands<Cfg::BM, Cfg::BN, 1>(a, &map_a, &map_b)));
   TCGEMM_TRY(set_smem(kernel, Cfg::SMEM));
-  const Params p = make_params(a, Cfg::BM, Cfg::BN);
+  Params p = make_params(a, Cfg::BM, Cfg::BN);
   const int64_t blocks = static_cast<int64_t>(p.tiles_m) * p.tiles_n;
   if (blocks > 0x7fffffff) return Status::Error(StatusCode::not_supported, "too many output tiles for one grid");
-  kernel<<<static_cast<unsigned>(blocks), Cfg::THREADS, Cfg::SMEM, a.stream>>>(map_a, map_b, p);
-  return check_launch("tma_wgmma_kernel");
+  // gridDim.y is at most 65535: larger batches take one launch per 65535.
+  for (p.batch0 = 0; p.batch0 < p.batches; p.batch0 += 65535) {
+    const unsigned batches = static_cast<unsigned>(p.batches - p.batch0 < 65535 ? p.batches - p.batch0 : 65535);
+    kernel<<<dim3(static_cast<unsigned>(blocks), batches), Cfg::THREADS, Cfg::SMEM, a.stream>>>(map_a, map_b, p);
+    TCGEMM_TRY(check_launch("tma_wgmma_kernel"));
+  }
+  return Status::Ok();
 }
 
 // The dtype / layout combinations one registry entry serves (fp32 accumulation).

@@ -14,6 +14,15 @@
 //   sm90.ws_mcast       + clusters of 2 CTAs along M that share the B tile:
 //                       each CTA loads half of it and TMA multicasts that half
 //                       into both CTAs' shared memory (half the B traffic).
+//   sm90.ws_splitk      ws_persistent + split-K for shapes with too few tiles
+//                       to fill the GPU (decode: M <= 128 against big
+//                       weights): each work unit is one K slice of a tile; it
+//                       writes fp32 partials and splitk_reduce sums the
+//                       slices in a fixed order (bit-identical run to run)
+//                       and applies the epilogue. M <= 64 takes a 64-row tile
+//                       (one consumer warpgroup): half the wasted MMAs.
+// Batches are a dimension of the work-unit space (sched/persistent.h) and
+// the batch coordinate of the 3-D tensor maps.
 // The consumer keeps one wgmma group in flight: after issuing K slice kt it
 // waits for slice kt-1 and frees that slot, so the tensor cores never wait
 // for the release. Edges: TMA zero fill, clipped stores (common.cuh).
@@ -23,16 +32,19 @@
 #include "sched/persistent.h"
 #include "sched/pipeline.h"
 #include "sm90/common.cuh"
+#include "sm90/splitk_reduce.cuh"
 
 #include <string>
 
 namespace tcgemm::sm90 {
 
-template <int kBN, int kStages, bool kPersistent, int kClusterM, int kGroup = 8, bool kTmaStore = false>
+template <int kBN, int kStages, bool kPersistent, int kClusterM, int kGroup = 8, bool kTmaStore = false,
+          int kConsumers = 2, bool kSplitK = false>
 struct WsConfig {
-  static constexpr int BM = 128, BN = kBN, STAGES = kStages, CLUSTER = kClusterM;
+  static constexpr int CONSUMERS = kConsumers;  // warpgroups, 64 rows of the tile each
+  static constexpr int BM = 64 * CONSUMERS, BN = kBN, STAGES = kStages, CLUSTER = kClusterM;
   static constexpr bool PERSISTENT = kPersistent;
-  static constexpr int CONSUMERS = 2;  // warpgroups, 64 rows of the tile each
+  static constexpr bool SPLIT_K = kSplitK;
   // Epilogue: registers -> swizzled shared memory -> TMA store (true), or
   // registers -> 16-byte global stores (false).
   static constexpr bool TMA_STORE = kTmaStore;
@@ -45,6 +57,9 @@ struct WsConfig {
   static constexpr int SMEM = 1024 + STAGES * STAGE_BYTES + C_BYTES + sched::Pipeline<STAGES>::kBarrierBytes;
   // 128 * 40 + 256 * 232 <= 65536 registers of the SM.
   static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
+  // setmaxnreg.inc may only raise a warp's count (PTX ISA: setmaxnreg); ptxas
+  // keeps the launch count within the targets: 168 with 384 threads, 232
+  // (seen in cuobjdump --dump-resource-usage) with 256.
   static constexpr int GROUP = kGroup;  // units (tile rows) per group of the grouped raster
   static_assert(SMEM <= 227 * 1024, "shared memory per block on sm_90 is 227 KB");
   static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs along M");
@@ -59,8 +74,9 @@ struct WsConfig {
 // which clips at the matrix edges. A box is reused two quarters later, after
 // its store has finished reading it (bulk wait_group.read 1).
 template <DType DT, int BN>
-__device__ __forceinline__ void store_accumulators_tma(const CUtensorMap* map_c, uint32_t boxes, int cw, int row0,
-                                                       int col0, const float (&acc)[BN / 2]) {
+__device__ __forceinline__ void store_accumulators_tma(const Params& p, const CUtensorMap* map_c, uint32_t boxes,
+                                                       int cw, int row0, int col0, int batch,
+                                                       const float (&acc)[BN / 2]) {
   constexpr int kBoxBytes = 64 * 64 * 2;
   const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
   const bool issuer = threadIdx.x % kWarpgroup == 0;
@@ -78,14 +94,15 @@ __device__ __forceinline__ void store_accumulators_tma(const CUtensorMap* map_c,
         const int r = warp * 16 + lane / 4 + 8 * h;
         const int byte = (j * 8 + 2 * (lane % 4)) * 2;  // column byte offset in the 128-byte row
         const uint32_t addr = box + r * 128 + ((((byte >> 4) ^ (r & 7)) << 4) | (byte & 15));
-        const uint32_t v = Element<DT>::pack(acc[blk * 4 + 2 * h], acc[blk * 4 + 2 * h + 1]);
+        const uint32_t v = epilogue_pair<DT>(p.ep, acc[blk * 4 + 2 * h], acc[blk * 4 + 2 * h + 1], row0 + r,
+                                             col0 + blk * 8 + 2 * (lane % 4), p.M, p.N, batch);
         asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
       }
     }
     ptx::fence_proxy_async_shared();  // generic-proxy writes -> visible to the TMA store
     ptx::named_barrier_sync(bar_id, kWarpgroup);
     if (issuer) {
-      ptx::tma_store_2d(map_c, box, col0 + q * 64, row0);
+      ptx::tma_store_3d(map_c, box, col0 + q * 64, row0, batch);
       ptx::bulk_commit_group();
     }
   }
@@ -106,7 +123,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
 
   const int wg = threadIdx.x / kWarpgroup;
   const uint32_t rank = CLUSTER > 1 ? ptx::cluster_ctarank() : 0;
-  const sched::PersistentSchedule sch{p.tiles_m, p.tiles_n, p.grouped ? Cfg::GROUP : 1, CLUSTER};
+  const sched::PersistentSchedule sch{p.tiles_m, p.tiles_n, p.grouped ? Cfg::GROUP : 1, CLUSTER, p.batches, p.splits};
   // A worker is a CTA, or a cluster (whose CTAs have consecutive blockIdx.x).
   const int64_t worker = blockIdx.x / CLUSTER, workers = gridDim.x / CLUSTER;
   const int64_t units = sch.units();
@@ -130,17 +147,19 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
       ptx::prefetch_tensormap(&map_b);
       sched::PipeState<STAGES> st;
       for (int64_t u = sch.first(worker); u < units; u = sch.next(u, workers)) {
-        const sched::TileCoord t = sch.tile(u, rank);
-        const int m0 = t.m * BM, n0 = t.n * BN;
-        for (int kt = 0; kt < k_tiles; ++kt) {
+        const sched::WorkUnit w = sch.work(u, rank);
+        const int m0 = w.tile.m * BM, n0 = w.tile.n * BN;
+        int kt_begin, kt_end;
+        sch.k_range(k_tiles, w.split, &kt_begin, &kt_end);
+        for (int kt = kt_begin; kt < kt_end; ++kt) {
           // With multicast the peer's consumers also arrive on this barrier.
           pipe.producer_acquire(st);
           // This CTA's full barrier gets the A box, its own part of B and the
           // peer's part of B (multicast): the whole stage.
           pipe.producer_expect(st, Cfg::STAGE_BYTES);
-          ptx::tma_load_2d(a_tile(st.stage), &map_a, pipe.full(st.stage), kt * BK, m0);
-          load_b<L, BN, CLUSTER>(b_tile(st.stage), &map_b, pipe.full(st.stage), kt * BK, n0, rank,
-                                 static_cast<uint16_t>((1u << CLUSTER) - 1));
+          ptx::tma_load_3d(a_tile(st.stage), &map_a, pipe.full(st.stage), kt * BK, m0, w.batch * p.z_step_a);
+          load_b<L, BN, CLUSTER>(b_tile(st.stage), &map_b, pipe.full(st.stage), kt * BK, n0, w.batch * p.z_step_b,
+                                 rank, static_cast<uint16_t>((1u << CLUSTER) - 1));
           st.advance();
         }
       }
@@ -164,18 +183,21 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     };
     sched::PipeState<STAGES> st, prev;
     for (int64_t u = sch.first(worker); u < units; u = sch.next(u, workers)) {
-      const sched::TileCoord t = sch.tile(u, rank);
+      const sched::WorkUnit w = sch.work(u, rank);
+      const sched::TileCoord t = w.tile;
+      int kt_begin, kt_end;  // never empty: the host keeps splits <= k_tiles
+      sch.k_range(k_tiles, w.split, &kt_begin, &kt_end);
       float acc[BN / 2];
 #pragma unroll
       for (auto& v : acc) v = 0.f;
-      for (int kt = 0; kt < k_tiles; ++kt) {
+      for (int kt = kt_begin; kt < kt_end; ++kt) {
         pipe.consumer_wait(st);
         ptx::wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < BK / 16; ++kk)
           wgmma<DT, BN, L>(acc, desc_k_major(a_tile(st.stage), cw * 64, kk), desc_b<L>(b_tile(st.stage), kk));
         ptx::wgmma_commit_group();
-        if (kt > 0) {
+        if (kt > kt_begin) {
           ptx::wgmma_wait_group<1>();  // slice kt-1 is done: free its slot
           release(prev);
         }
@@ -184,11 +206,13 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
       }
       ptx::wgmma_wait_group<0>();
       release(prev);
-      if constexpr (Cfg::TMA_STORE) {
-        store_accumulators_tma<DT, BN>(&map_c, c_stage + cw * 2 * Cfg::C_BOX_BYTES, cw, t.m * BM + cw * 64,
-                                       t.n * BN, acc);
+      if (Cfg::SPLIT_K && p.splits > 1) {
+        store_partials<BN>(p, t.m * BM + cw * 64, t.n * BN, w.batch, w.split, acc);
+      } else if constexpr (Cfg::TMA_STORE) {
+        store_accumulators_tma<DT, BN>(p, &map_c, c_stage + cw * 2 * Cfg::C_BOX_BYTES, cw, t.m * BM + cw * 64,
+                                       t.n * BN, w.batch, acc);
       } else {
-        store_accumulators<DT, BN>(p, t.m * BM + cw * 64, t.n * BN, acc);
+        store_accumulators<DT, BN>(p, t.m * BM + cw * 64, t.n * BN, w.batch, acc);
       }
     }
     // The last stores must have read their staging buffer before the CTA's
@@ -242,20 +266,45 @@ Status launch_ws(const GemmArgs& a) {
   if constexpr (Cfg::TMA_STORE) {
     tma::TensorMapParams pc;
     TCGEMM_TRY(tma::gemm_operand(a, tma::Operand::C, 64, 64, tma::Swizzle::b128, &pc));
+    TCGEMM_TRY(tma::add_batch_dim(&pc, a.batch, a.batch_stride_c));
     TCGEMM_TRY(tma::encode(pc, &map_c));
   }
   TCGEMM_TRY(set_smem(kernel, Cfg::SMEM));
-  const Params p = make_params(a, Cfg::BM, Cfg::BN);
-  const sched::PersistentSchedule sch{p.tiles_m, p.tiles_n, p.grouped ? Cfg::GROUP : 1, Cfg::CLUSTER};
-  int64_t workers = sch.units();  // not persistent: one worker per unit
-  if constexpr (Cfg::PERSISTENT) {
-    int64_t most = 0;
-    TCGEMM_TRY((max_workers<Cfg>(kernel, &most)));
-    workers = sch.grid(most);
+  Params p = make_params(a, Cfg::BM, Cfg::BN);
+  int64_t most = 0;  // workers resident at once
+  if constexpr (Cfg::PERSISTENT) TCGEMM_TRY((max_workers<Cfg>(kernel, &most)));
+  if constexpr (Cfg::SPLIT_K) {
+    const sched::PersistentSchedule tiles{p.tiles_m, p.tiles_n, 1, Cfg::CLUSTER, p.batches, 1};
+    p.splits = sched::choose_splits(a.split_k, tiles.units(), static_cast<int>(ceil_div(a.K, BK)), static_cast<int>(most));
   }
+  const sched::PersistentSchedule sch{p.tiles_m, p.tiles_n, p.grouped ? Cfg::GROUP : 1, Cfg::CLUSTER, p.batches,
+                                      p.splits};
+  const int64_t workers = Cfg::PERSISTENT ? sch.grid(most) : sch.units();  // not persistent: one per unit
   if (workers * Cfg::CLUSTER > 0x7fffffff)
     return Status::Error(StatusCode::not_supported, "too many output tiles for one grid");
   const unsigned grid = static_cast<unsigned>(workers * Cfg::CLUSTER);
+  // Split-K's fp32 partials: stream-ordered memory, freed on the same stream
+  // once the reduction has read it (the pool keeps it for the next call).
+  const size_t ws_bytes = p.splits > 1 ? sizeof(float) * static_cast<size_t>(p.batches) * p.splits * p.M *
+                                             static_cast<size_t>(round_up(p.N, 4))
+                                       : 0;
+  if (ws_bytes) {
+    p.ld_partials = round_up(p.N, 4);
+    void* ws = nullptr;
+    if (cudaMallocAsync(&ws, ws_bytes, a.stream) != cudaSuccess) {
+      cudaGetLastError();
+      return Status::Error(StatusCode::out_of_memory,
+                           "split-K workspace of " + std::to_string(ws_bytes) + " bytes: out of device memory");
+    }
+    p.partials = static_cast<float*>(ws);
+  }
+  auto release_workspace = [&](Status s) {
+    if (p.partials) {
+      const Status f = cuda_status(cudaFreeAsync(p.partials, a.stream), "cudaFreeAsync(split-K workspace)");
+      if (s.ok()) s = f;
+    }
+    return s;
+  };
   if constexpr (Cfg::CLUSTER == 1) {
     kernel<<<grid, Cfg::THREADS, Cfg::SMEM, a.stream>>>(map_a, map_b, map_c, p);
   } else {
@@ -265,9 +314,15 @@ Status launch_ws(const GemmArgs& a) {
     attr[0].val.clusterDim.x = Cfg::CLUSTER, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
     cfg.gridDim = dim3(grid), cfg.blockDim = dim3(Cfg::THREADS), cfg.dynamicSmemBytes = Cfg::SMEM;
     cfg.stream = a.stream, cfg.attrs = attr, cfg.numAttrs = 1;
-    TCGEMM_CUDA_TRY(cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_c, p));
+    const Status s = cuda_status(cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_c, p), "cudaLaunchKernelEx");
+    if (!s.ok()) return release_workspace(s);
   }
-  return check_launch("ws_kernel");
+  Status s = check_launch("ws_kernel");
+  if (s.ok() && p.splits > 1) {
+    const ReduceParams r{p.partials, p.ld_partials, p.splits, p.batches, p.M, p.N, p.C, a.ldc, p.stride_c, p.ep};
+    s = launch_splitk_reduce<DT>(r, a.stream);
+  }
+  return release_workspace(s);
 }
 
 template <class Cfg>
