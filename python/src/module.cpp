@@ -42,6 +42,29 @@ void check_host(const py::array& a, const DeviceBuffer& b, bool writable) {
 
 cudaStream_t as_stream(uintptr_t s) { return reinterpret_cast<cudaStream_t>(s); }
 
+// The optional GemmArgs fields, by keyword (batch, batch strides, epilogue,
+// split_k); an unknown keyword is a TypeError, not silently ignored.
+void apply_options(GemmArgs& g, const py::kwargs& kw) {
+  for (const auto& item : kw) {
+    const std::string k = py::cast<std::string>(item.first);
+    const py::handle v = item.second;
+    if (k == "batch") g.batch = py::cast<int64_t>(v);
+    else if (k == "stride_a") g.batch_stride_a = py::cast<int64_t>(v);
+    else if (k == "stride_b") g.batch_stride_b = py::cast<int64_t>(v);
+    else if (k == "stride_c") g.batch_stride_c = py::cast<int64_t>(v);
+    else if (k == "alpha") g.epilogue.alpha = py::cast<float>(v);
+    else if (k == "beta") g.epilogue.beta = py::cast<float>(v);
+    else if (k == "source") g.epilogue.source = reinterpret_cast<const void*>(py::cast<uintptr_t>(v));
+    else if (k == "ld_source") g.epilogue.ld_source = py::cast<int64_t>(v);
+    else if (k == "stride_source") g.epilogue.batch_stride_source = py::cast<int64_t>(v);
+    else if (k == "bias") g.epilogue.bias = reinterpret_cast<const void*>(py::cast<uintptr_t>(v));
+    else if (k == "bias_type") g.epilogue.bias_type = py::cast<BiasType>(v);
+    else if (k == "activation") g.epilogue.act = py::cast<Activation>(v);
+    else if (k == "split_k") g.split_k = py::cast<int>(v);
+    else throw py::type_error("tcgemm._core: unknown gemm option '" + k + "'");
+  }
+}
+
 // ---- DLPack export: a view of a DeviceBuffer that keeps its Python owner alive.
 struct ExportCtx {
   int64_t shape[2], strides[2];
@@ -143,6 +166,12 @@ PYBIND11_MODULE(_core, m) {
   py::enum_<DType>(m, "DType").value("float16", DType::f16).value("bfloat16", DType::bf16);
   py::enum_<Layout>(m, "Layout").value("NN", Layout::NN).value("TN", Layout::TN);
   py::enum_<Accum>(m, "Accum").value("f32", Accum::f32).value("f16", Accum::f16);
+  py::enum_<Activation>(m, "Activation")
+      .value("none", Activation::none)
+      .value("relu", Activation::relu)
+      .value("gelu", Activation::gelu)
+      .value("silu", Activation::silu);
+  py::enum_<BiasType>(m, "BiasType").value("float16", BiasType::f16).value("bfloat16", BiasType::bf16).value("float32", BiasType::f32);
 
   py::class_<DeviceBuffer>(m, "DeviceBuffer")
       .def(py::init([](int64_t rows, int64_t cols, DType dtype) {
@@ -193,8 +222,9 @@ PYBIND11_MODULE(_core, m) {
       "gemm",
       [](const std::string& kernel, uintptr_t a, uintptr_t b, uintptr_t c, int64_t M, int64_t N, int64_t K,
          int64_t lda, int64_t ldb, int64_t ldc, DType dtype, Layout layout, Accum accum, bool grid_swizzle,
-         uintptr_t stream, bool sync) {
+         uintptr_t stream, bool sync, const py::kwargs& options) {
         GemmArgs args;
+        apply_options(args, options);
         args.A = reinterpret_cast<const void*>(a), args.B = reinterpret_cast<const void*>(b);
         args.C = reinterpret_cast<void*>(c);
         args.M = M, args.N = N, args.K = K, args.lda = lda, args.ldb = ldb, args.ldc = ldc;
@@ -213,16 +243,19 @@ PYBIND11_MODULE(_core, m) {
       py::arg("kernel"), py::arg("a"), py::arg("b"), py::arg("c"), py::arg("M"), py::arg("N"), py::arg("K"),
       py::arg("lda"), py::arg("ldb"), py::arg("ldc"), py::arg("dtype"), py::arg("layout"), py::arg("accum"),
       py::arg("grid_swizzle") = true, py::arg("stream") = 0, py::arg("sync") = false,
-      "C = A @ B on raw device pointers (leading dimensions in elements). Returns the kernel used.");
+      "C = A @ B on raw device pointers (leading dimensions in elements). Keyword options: batch, stride_a, "
+      "stride_b, stride_c, alpha, beta, source, ld_source, stride_source, bias, bias_type, activation, split_k. "
+      "Returns the kernel used.");
 
   m.def(
       "time_gemm",
       [](const std::string& kernel, const std::vector<std::tuple<uintptr_t, uintptr_t, uintptr_t>>& rotation,
          int64_t M, int64_t N, int64_t K, int64_t lda, int64_t ldb, int64_t ldc, DType dtype, Layout layout,
-         Accum accum, bool grid_swizzle, int warmup, int iters, uintptr_t stream) {
+         Accum accum, bool grid_swizzle, int warmup, int iters, uintptr_t stream, const py::kwargs& options) {
         std::vector<GemmArgs> rot;
         for (const auto& [a, b, c] : rotation) {
           GemmArgs g;
+          apply_options(g, options);
           g.A = reinterpret_cast<const void*>(a), g.B = reinterpret_cast<const void*>(b);
           g.C = reinterpret_cast<void*>(c);
           g.M = M, g.N = N, g.K = K, g.lda = lda, g.ldb = ldb, g.ldc = ldc;
@@ -258,8 +291,9 @@ PYBIND11_MODULE(_core, m) {
   m.def(
       "check_args",
       [](int64_t M, int64_t N, int64_t K, int64_t lda, int64_t ldb, int64_t ldc, DType dtype, Layout layout,
-         Accum accum, uintptr_t a, uintptr_t b, uintptr_t c) {
+         Accum accum, uintptr_t a, uintptr_t b, uintptr_t c, const py::kwargs& options) {
         GemmArgs args;
+        apply_options(args, options);
         args.A = reinterpret_cast<const void*>(a), args.B = reinterpret_cast<const void*>(b);
         args.C = reinterpret_cast<void*>(c);
         args.M = M, args.N = N, args.K = K, args.lda = lda, args.ldb = ldb, args.ldc = ldc;
@@ -289,6 +323,11 @@ PYBIND11_MODULE(_core, m) {
       d["dtypes"] = dt, d["layouts"] = lay, d["accumulators"] = acc;
       d["tile"] = py::make_tuple(k.tile_m, k.tile_n, k.tile_k);
       d["stages"] = k.stages;
+      py::list feats;
+      if (k.features & kEpilogue) feats.append("epilogue");
+      if (k.features & kBatched) feats.append("batched");
+      if (k.features & kSplitK) feats.append("split_k");
+      d["features"] = feats;
       d["built"] = k.launch != nullptr;
       d["runnable"] = r.ok();
       d["why_not"] = r.ok() ? std::string() : r.message;

@@ -15,6 +15,21 @@ class Accum:
     f32: Accum
     f16: Accum
 
+class Activation:
+    none: Activation
+    relu: Activation
+    gelu: Activation
+    silu: Activation
+
+class BiasType:
+    float16: BiasType
+    bfloat16: BiasType
+    float32: BiasType
+
+# Keyword options of gemm / time_gemm / check_args (GemmArgs' optional fields):
+#   batch, stride_a, stride_b, stride_c, alpha, beta, source, ld_source, stride_source,
+#   bias, bias_type (BiasType), activation (Activation), split_k
+
 class DeviceBuffer:
     def __init__(self, rows: int, cols: int, dtype: DType) -> None: ...
     @property
@@ -40,13 +55,13 @@ class DeviceBuffer:
 
 def gemm(kernel: str, a: int, b: int, c: int, M: int, N: int, K: int, lda: int, ldb: int, ldc: int,
          dtype: DType, layout: Layout, accum: Accum, grid_swizzle: bool = True, stream: int = 0,
-         sync: bool = False) -> str: ...
+         sync: bool = False, **options: Any) -> str: ...
 def time_gemm(kernel: str, rotation: list[tuple[int, int, int]], M: int, N: int, K: int, lda: int, ldb: int,
               ldc: int, dtype: DType, layout: Layout, accum: Accum, grid_swizzle: bool, warmup: int, iters: int,
-              stream: int) -> list[float]: ...
+              stream: int, **options: Any) -> list[float]: ...
 def mma_sync_peak(accum: Accum) -> float: ...
 def check_args(M: int, N: int, K: int, lda: int, ldb: int, ldc: int, dtype: DType, layout: Layout, accum: Accum,
-               a: int, b: int, c: int) -> None: ...
+               a: int, b: int, c: int, **options: Any) -> None: ...
 def kernels() -> list[dict[str, Any]]: ...
 def device_info() -> dict[str, Any] | None: ...
 def buffer_to_dlpack(buffer: DeviceBuffer, transposed: bool) -> Any: ...

@@ -304,6 +304,125 @@ def _native_err(a, b, c, layout, sample=256):
 
 
 # ---------------------------------------------------------------------------
+# Feature rows (torch backend only: cuBLAS/cuBLASLt beside each):
+#   epilogue  plain GEMM vs fused bias+GELU vs GEMM then torch ops (unfused),
+#             with cuBLASLt's own fused bias+GELU (torch._addmm_activation)
+#   batched   one batched launch vs a loop of launches vs torch.bmm
+# Split-K vs data-parallel rows come from the main sweep (sm90.ws_splitk
+# beside sm90.ws_persistent at the skinny shapes).
+FEATURE_KERNELS = ("sm90.ws_persistent", "sm90.ws_splitk", "sm89.mma_2blk.s3")
+
+
+def run_features(epilogue_shapes=((4096, 4096, 4096), (8192, 8192, 8192)), batched_shapes=((16, 1024, 1024, 1024),
+                 (128, 256, 256, 256)), dname="fp16", warmup=5, iters=30, kernel_names=FEATURE_KERNELS):
+    backend = _backend()
+    if not backend.name or not isinstance(backend, _TorchBackend):
+        return []
+    t = backend.torch
+    dt = DTYPES[dname]
+    cd = _core.DType.float16 if dt == float16 else _core.DType.bfloat16
+    names = [k["name"] for k in kernels() if k["runnable"] and k["name"] in kernel_names]
+    rows = []
+    for M, N, K in epilogue_shapes:
+        flops = 2.0 * M * N * K
+        n_sets = max(1, min(16, math.ceil(2 * L2_BYTES / ((M * K + K * N) * 2))))
+        sets = [(backend.alloc(M, K, dt), backend.alloc(N, K, dt), backend.alloc(M, N, dt, random=False))
+                for _ in range(n_sets)]
+        bias = t.empty(N, dtype=t.float32, device="cuda").uniform_(-1, 1)
+        ptrs = [(a[2], b[2], c[2]) for a, b, c in sets]
+        lda, ldb, ldc = sets[0][0][3], sets[0][1][3], sets[0][2][3]
+        base = {"case": "epilogue", "batch": 1, "M": M, "N": N, "K": K, "dtype": dname, "layout": "TN"}
+        rot = [(a[1], b[1].t()) for a, b, _ in sets]
+
+        def add(variant, kernel, ms, ref_ms=None):
+            r = dict(base, variant=variant, kernel=kernel, sm_clock_mhz=_sm_clock_mhz(), **_stats(ms, flops))
+            if ref_ms is not None:
+                r["vs_plain"] = r["median_ms"] / float(np.median(ref_ms))
+            rows.append(r)
+            return ms
+
+        cub = add("plain", backend.name, backend.time(backend.mm, rot, warmup, iters))
+        add("fused bias+GELU (cuBLASLt epilogue)", backend.name,
+            backend.time(lambda a, b: t._addmm_activation(bias.to(a.dtype), a, b, use_gelu=True), rot, warmup, iters),
+            cub)
+        add("unfused: GEMM, then +bias, GELU", backend.name,
+            backend.time(lambda a, b: t.nn.functional.gelu(t.mm(a, b) + bias, approximate="tanh"), rot, warmup,
+                         iters), cub)
+        for name in names:
+            opts = dict(bias=bias.data_ptr(), bias_type=_core.BiasType.float32, activation=_core.Activation.gelu)
+            try:
+                plain = add("plain", name, _core.time_gemm(name, ptrs, M, N, K, lda, ldb, ldc, cd, _core.Layout.TN,
+                                                           _core.Accum.f32, True, warmup, iters, 0))
+                add("fused bias+GELU", name, _core.time_gemm(name, ptrs, M, N, K, lda, ldb, ldc, cd,
+                                                             _core.Layout.TN, _core.Accum.f32, True, warmup, iters,
+                                                             0, **opts), plain)
+
+                def unfused(a, b, c, name=name):
+                    _core.gemm(name, a, b, c, M, N, K, lda, ldb, ldc, cd, _core.Layout.TN, _core.Accum.f32, True, 0)
+                    return t.nn.functional.gelu(sets[0][2][1] + bias, approximate="tanh")
+
+                add("unfused: GEMM, then +bias, GELU (torch)", name, backend.time(unfused, ptrs, warmup, iters), plain)
+            except Exception as e:
+                rows.append(dict(base, variant="error", kernel=name, status=f"error: {e}"))
+        del sets
+        backend.free()
+    for batch, M, N, K in batched_shapes:
+        flops = 2.0 * batch * M * N * K
+        a = t.empty((batch, M, K), dtype=backend.tdtype(dt), device="cuda").uniform_(-1, 1)
+        b = t.empty((batch, K, N), dtype=backend.tdtype(dt), device="cuda").uniform_(-1, 1)
+        c = t.empty((batch, M, N), dtype=backend.tdtype(dt), device="cuda")
+        base = {"case": "batched", "batch": batch, "M": M, "N": N, "K": K, "dtype": dname, "layout": "NN"}
+        ref = t.bmm(a.float(), b.float())
+
+        def add(variant, kernel, ms, ref_ms=None):
+            r = dict(base, variant=variant, kernel=kernel, sm_clock_mhz=_sm_clock_mhz(), **_stats(ms, flops))
+            if ref_ms is not None:
+                r["vs_cublas"] = float(np.median(ref_ms)) / r["median_ms"]
+            rows.append(r)
+            return ms
+
+        cub = add("torch.bmm (cuBLAS batched)", backend.name, backend.time(lambda: t.bmm(a, b), [()], warmup, iters))
+        for name in names:
+            kw = dict(batch=batch, stride_a=M * K, stride_b=K * N, stride_c=M * N)
+            args = (a.data_ptr(), b.data_ptr(), c.data_ptr(), M, N, K, K, N, N, cd, _core.Layout.NN, _core.Accum.f32,
+                    True)
+            try:
+                c.fill_(float("nan"))
+                _core.gemm(name, *args, 0, True, **kw)
+                err = (c.float() - ref).norm().item() / ref.norm().item()
+                ms = _core.time_gemm(name, [args[:3]], *args[3:], warmup, iters, 0, **kw)
+                add("one batched launch", name, ms, cub)
+                rows[-1]["rel_err"] = err
+                rows[-1]["status"] = "ok" if err < 2e-2 else "WRONG"
+
+                def loop(name=name):
+                    for i in range(batch):
+                        _core.gemm(name, a[i].data_ptr(), b[i].data_ptr(), c[i].data_ptr(), *args[3:], 0)
+
+                add("a loop of launches", name, backend.time(loop, [()], warmup, iters), cub)
+            except Exception as e:
+                rows.append(dict(base, variant="error", kernel=name, status=f"error: {e}"))
+        del a, b, c, ref
+        backend.free()
+    return rows
+
+
+def features_markdown(rows) -> str:
+    lines = ["", "## Fused epilogue and batched GEMM", "",
+             "| case | batch x MxNxK | kernel | variant | TFLOPS | median ms | vs plain | vs cuBLAS | SM MHz | status |",
+             "|---|---|---|---|---:|---:|---:|---:|---:|---|"]
+    for r in rows:
+        shape = f"{r['batch']} x {r['M']}x{r['N']}x{r['K']}"
+        if "median_ms" not in r:
+            lines.append(f"| {r['case']} | {shape} | {r['kernel']} | | | | | | | {r.get('status', '')} |")
+            continue
+        vp = f"{r['vs_plain']:.3f}x" if r.get("vs_plain") else ""
+        vc = f"{r['vs_cublas']:.2f}x" if r.get("vs_cublas") else ""
+        lines.append(f"| {r['case']} | {shape} | {r['kernel']} | {r['variant']} | {r['tflops']:.1f} | "
+                     f"{r['median_ms']:.3f} | {vp} | {vc} | {r.get('sm_clock_mhz') or ''} | {r.get('status', '')} |")
+    return "\n".join(lines) + "\n"
+
+
 def to_markdown(result) -> str:
     env = result["environment"]
     lines = ["# tcgemm benchmark", ""]
@@ -329,6 +448,8 @@ def to_markdown(result) -> str:
         lines.append(f"| {shape} | {r['dtype']} | {r['layout']} | {r['kernel']} | {r['tflops']:.1f} | "
                      f"{r['median_ms']:.3f} | {r['min_ms']:.3f} / {r['max_ms']:.3f} | {vs} | {peak} | {err} | "
                      f"{r.get('sm_clock_mhz') or ''} | {r.get('status', 'reference')} |")
+    if result.get("feature_rows"):
+        lines.append(features_markdown(result["feature_rows"]))
     return "\n".join(lines) + "\n"
 
 
@@ -407,6 +528,9 @@ def main(argv=None) -> int:
     p.add_argument("--json", help="write the results as JSON here")
     p.add_argument("--md", help="write a Markdown table here")
     p.add_argument("--plot", help="write PNG plots into this folder")
+    p.add_argument("--features", action="store_true",
+                   help="also time fused bias+GELU vs unfused and batched vs a loop (needs torch)")
+    p.add_argument("--only-features", action="store_true", help="time only the --features rows")
     p.add_argument("--replot", metavar="JSON", help="only redraw the plots (--plot) and table (--md) of a saved JSON")
     args = p.parse_args(argv)
     if args.replot:
@@ -423,8 +547,13 @@ def main(argv=None) -> int:
         print("tcgemm bench: no CUDA device was found; nothing to time.", file=sys.stderr)
         return 1
     shapes = _parse_shapes(args.preset + args.shapes) or PRESETS["quick"]
-    res = run(shapes, args.kernels, args.dtypes, args.layouts, args.accumulate, args.warmup, args.iters,
-              backend=_backend("none" if args.no_cublas else None))
+    if args.only_features:
+        res = {"environment": _environment(_backend()), "rows": []}
+    else:
+        res = run(shapes, args.kernels, args.dtypes, args.layouts, args.accumulate, args.warmup, args.iters,
+                  backend=_backend("none" if args.no_cublas else None))
+    if args.features or args.only_features:
+        res["feature_rows"] = run_features(warmup=args.warmup, iters=args.iters)
     md = to_markdown(res)
     print(md)
     if args.json:
@@ -436,7 +565,8 @@ def main(argv=None) -> int:
     if args.plot:
         for path in plot(res, args.plot):
             print("wrote", path)
-    return 1 if any(r.get("status", "").startswith(("WRONG", "error")) for r in res["rows"]) else 0
+    return 1 if any(r.get("status", "").startswith(("WRONG", "error"))
+                    for r in res["rows"] + res.get("feature_rows", [])) else 0
 
 
 # ---------------------------------------------------------------------------

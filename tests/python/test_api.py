@@ -56,10 +56,39 @@ def test_mixed_dtypes():
         tcgemm.matmul(np.ones((4, 4), f16), np.ones((4, 4), bf16))
 
 
-@pytest.mark.parametrize("shape_a,shape_b", [((4,), (4, 4)), ((4, 4), (4,)), ((2, 4, 4), (4, 4)), ((), (4, 4))])
+@pytest.mark.parametrize("shape_a,shape_b", [((4,), (4, 4)), ((4, 4), (4,)), ((2, 2, 4, 4), (4, 4)), ((), (4, 4))])
 def test_not_2d(shape_a, shape_b):
     with pytest.raises(ValueError, match="2-D"):
         tcgemm.matmul(np.ones(shape_a, f16), np.ones(shape_b, f16))
+
+
+def test_epilogue_arguments_checked_before_any_work():
+    a, b = np.ones((3, 4), f16), np.ones((4, 5), f16)
+    cases = [(dict(activation="tanh"), ValueError, "activation must be"),
+             (dict(activation=1), ValueError, "activation must be"),
+             (dict(alpha="2"), TypeError, "alpha must be a real number"),
+             (dict(beta=None), TypeError, "beta must be a real number"),
+             (dict(beta=1.0), ValueError, "beta != 0 needs c"),
+             (dict(split_k=0), ValueError, "split_k must be"),
+             (dict(split_k=True), ValueError, "split_k must be"),
+             (dict(split_k=2.0), ValueError, "split_k must be"),
+             (dict(c=np.ones((5, 3), f16), beta=1.0), ValueError, r"c has shape \(5, 3\), expected \(3, 5\)"),
+             (dict(c=np.ones((3, 5), np.float32), beta=1.0), TypeError, "c has dtype float32"),
+             (dict(bias=np.ones(3, np.float32)), ValueError, r"bias must have shape \(5,\)"),
+             (dict(bias=np.ones((1, 5), np.float32)), ValueError, "bias must have shape"),
+             (dict(bias=np.ones(5, np.int32)), TypeError, "bias has dtype int32")]
+    for kw, exc, msg in cases:
+        with pytest.raises(exc, match=msg):
+            tcgemm.matmul(a, b, **kw)
+
+
+def test_zero_k_applies_the_epilogue():
+    c = np.full((3, 5), 2, f16)
+    bias = np.arange(5, dtype=np.float32) - 2
+    got = tcgemm.matmul(np.ones((3, 0), f16), np.ones((0, 5), f16), c=c, beta=0.5, bias=bias, activation="relu")
+    np.testing.assert_array_equal(got.astype(np.float32), np.maximum(1 + bias, 0)[None].repeat(3, 0))
+    nan_c = np.full((3, 5), np.nan, f16)  # beta == 0: c is not read
+    assert not tcgemm.matmul(np.ones((3, 0), f16), np.ones((0, 5), f16), c=nan_c).any()
 
 
 def test_inner_dimension_mismatch():
@@ -113,9 +142,20 @@ def test_cpp_argument_checks():
               a=4096, b=4096, c=4096)
     _core.check_args(**ok)
     for change, msg in [({"M": 0}, ">= 1"), ({"lda": 24}, "lda = 24 is smaller"), ({"lda": 36}, "multiple of 8"),
-                        ({"a": 0}, "non-null"), ({"c": 4098}, "16-byte aligned"), ({"ldb": 24, "layout": L.TN}, "ldb")]:
+                        ({"a": 0}, "non-null"), ({"c": 4098}, "16-byte aligned"), ({"ldb": 24, "layout": L.TN}, "ldb"),
+                        ({"batch": 0}, "batch must be"), ({"batch": 2, "stride_a": 4}, "batch_stride_a = 4"),
+                        ({"batch": 2, "stride_c": -8}, "batch_stride_c"),
+                        ({"batch": 2, "stride_c": 56 * 99}, "would overlap"),
+                        ({"beta": 1.0}, "needs a source"), ({"beta": 1.0, "source": 4100, "ld_source": 56}, "source"),
+                        ({"beta": 1.0, "source": 4096, "ld_source": 48}, "ld_source = 48"),
+                        ({"bias": 4098}, "bias must be 4-byte aligned"), ({"split_k": 300}, "split_k")]:
         with pytest.raises(ValueError, match=msg):
             _core.check_args(**dict(ok, **change))
+    _core.check_args(**dict(ok, batch=3, stride_a=0, stride_b=8 * 30, stride_c=56 * 100, beta=2.0, source=4096,
+                            ld_source=56, stride_source=0, bias=4100, bias_type=_core.BiasType.float32,
+                            activation=_core.Activation.gelu, split_k=4))
+    with pytest.raises(TypeError, match="unknown gemm option 'bogus'"):
+        _core.check_args(**dict(ok, bogus=1))
 
 
 def test_device_array_constructor_guarded():

@@ -1,0 +1,233 @@
+"""Fused epilogues, batched GEMM and split-K (GPU): every registry entry that
+claims a feature, against a float64 reference, outputs poisoned first."""
+import numpy as np
+import pytest
+
+import tcgemm
+from tcgemm import _core
+from conftest import HAS_GPU, bound, gpu, rel_err
+
+pytestmark = gpu
+f16, bf16 = tcgemm.float16, tcgemm.bfloat16
+ACTS = [None, "relu", "gelu", "silu"]
+SHAPES = [(1, 7, 9), (7, 13, 129), (129, 127, 200), (300, 260, 1000)]
+
+
+def _kernels(feature):
+    if not HAS_GPU:
+        return [pytest.param("none", marks=pytest.mark.skip(reason="no CUDA device found"))]
+    return [k["name"] if k["runnable"] else
+            pytest.param(k["name"], marks=pytest.mark.skip(reason=f"needs {k['arch']}: {k['why_not']}"))
+            for k in tcgemm.kernels() if feature in k["features"]]
+
+
+def _act64(x, act):
+    if act == "relu":
+        return np.where(x < 0, 0.0, x)
+    if act == "gelu":
+        return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
+    if act == "silu":
+        return x / (1 + np.exp(-x))
+    return x
+
+
+def _reference(a, b, alpha=1.0, beta=0.0, c=None, bias=None, act=None):
+    x = alpha * np.matmul(a.astype(np.float64), b.astype(np.float64))
+    if beta != 0:
+        x = x + beta * c.astype(np.float64)
+    if bias is not None:
+        x = x + bias.astype(np.float64)
+    return _act64(x, act)
+
+
+def _u(rng, shape, dtype):
+    return rng.uniform(-1, 1, shape).astype(dtype)
+
+
+def _b(rng, K, N, dtype, layout):
+    w = _u(rng, (N, K), dtype)
+    return w.T if layout == "TN" else np.ascontiguousarray(w.T)
+
+
+@pytest.mark.parametrize("kernel", _kernels("epilogue"))
+@pytest.mark.parametrize("layout", ["NN", "TN"])
+@pytest.mark.parametrize("act", ACTS)
+@pytest.mark.parametrize("M,N,K", SHAPES)
+def test_fused_epilogue(kernel, layout, act, M, N, K, rng):
+    dtype = bf16 if (M + N) % 2 else f16
+    a, b = _u(rng, (M, K), dtype), _b(rng, K, N, dtype, layout)
+    c = _u(rng, (M, N), dtype)
+    bias = rng.uniform(-1, 1, N).astype(np.float32)
+    alpha, beta = 0.75, -1.25
+    ref = _reference(a, b, alpha, beta, c, bias, act)
+    with tcgemm.DeviceArray.empty((M, N), dtype) as out:
+        out._buf.fill_bytes(0xFF)  # NaN poison: an unwritten element cannot pass
+        tcgemm.matmul(a, tcgemm.to_device(b), c=c, alpha=alpha, beta=beta, bias=bias, activation=act, out=out,
+                      kernel=kernel)
+        got = out.numpy()
+    assert np.isfinite(got.astype(np.float32)).all(), "some outputs were not written"
+    assert rel_err(got, ref) < bound(dtype, "f32")
+
+
+@pytest.mark.parametrize("kernel", _kernels("epilogue"))
+@pytest.mark.parametrize("bias_dtype", [f16, bf16, np.float32])
+def test_bias_dtypes_and_alpha(kernel, bias_dtype, rng):
+    M, N, K = 130, 200, 72
+    a, b = _u(rng, (M, K), f16), _u(rng, (K, N), f16)
+    bias = rng.uniform(-2, 2, N).astype(bias_dtype)
+    got = tcgemm.matmul(a, b, alpha=-2.0, bias=bias, kernel=kernel)
+    assert rel_err(got, _reference(a, b, -2.0, bias=bias)) < 2e-3
+
+
+@pytest.mark.parametrize("kernel", _kernels("epilogue"))
+def test_beta_zero_never_reads_c(kernel, rng):
+    M, N, K = 129, 131, 64
+    a, b = _u(rng, (M, K), f16), _u(rng, (K, N), f16)
+    c = np.full((M, N), np.nan, dtype=f16)
+    got = tcgemm.matmul(a, b, c=c, beta=0.0, activation="relu", kernel=kernel)
+    assert np.isfinite(got.astype(np.float32)).all()
+    assert rel_err(got, _reference(a, b, act="relu")) < 2e-3
+
+
+@pytest.mark.parametrize("kernel", _kernels("epilogue"))
+def test_in_place_accumulate(kernel, rng):
+    M, N, K = 200, 136, 300
+    a, b, c0 = _u(rng, (M, K), f16), _u(rng, (K, N), f16), _u(rng, (M, N), f16)
+    with tcgemm.to_device(c0) as acc:
+        tcgemm.matmul(tcgemm.to_device(a), b, c=acc, beta=1.0, out=acc, kernel=kernel)  # acc += a @ b
+        got = acc.numpy()
+    assert rel_err(got, _reference(a, b, 1.0, 1.0, c0)) < 2e-3
+
+
+@pytest.mark.parametrize("kernel", _kernels("epilogue"))
+def test_activation_propagates_nan_and_inf(kernel, rng):
+    M, N, K = 16, 24, 32
+    a, b = _u(rng, (M, K), f16), _u(rng, (K, N), f16)
+    a[0, 0] = np.nan
+    a[1, :] = 0
+    bias = np.zeros(N, np.float32)
+    bias[3] = np.inf
+    got = tcgemm.matmul(a, b, bias=bias, activation="relu", kernel=kernel).astype(np.float32)
+    assert np.isnan(got[0]).all()         # NaN * anything + ... stays NaN through relu
+    assert got[1, 3] == np.inf and (got[1, np.arange(N) != 3] == 0).all()
+
+
+# ---- batched -------------------------------------------------------------------------------------
+
+def _batched_raw(kernel, a3, b3, layout, batch, M, N, K, dtype, bcast_a=False, bcast_b=False, **opts):
+    """_core.gemm on a poisoned (batch*M, N) output, operands stacked one matrix under another."""
+    da = tcgemm.to_device(a3.reshape(-1, K))
+    if layout == "TN":
+        db = tcgemm.to_device(np.ascontiguousarray(b3.transpose(0, 2, 1)).reshape(-1, K)).T  # (K, batch*N) view
+        sb = N * db.pitch
+    else:
+        db = tcgemm.to_device(b3.reshape(-1, N))
+        sb = K * db.pitch
+    dc = tcgemm.DeviceArray.empty((batch * M, N), dtype)
+    dc._buf.fill_bytes(0xFF)
+    _core.gemm(kernel, da.ptr, db.ptr, dc.ptr, M, N, K, da.pitch, db.pitch, dc.pitch, tcgemm._api._DTYPES[dtype],
+               getattr(_core.Layout, layout), _core.Accum.f32, True, 0, True, batch=batch,
+               stride_a=0 if bcast_a else M * da.pitch, stride_b=0 if bcast_b else sb, stride_c=M * dc.pitch, **opts)
+    got = dc.numpy().reshape(batch, M, N)
+    for x in (da, db, dc):
+        x.free()
+    return got
+
+
+@pytest.mark.parametrize("kernel", _kernels("batched"))
+@pytest.mark.parametrize("layout", ["NN", "TN"])
+@pytest.mark.parametrize("batch,M,N,K", [(1, 7, 9, 13), (3, 129, 127, 200), (5, 64, 256, 64), (2, 1, 300, 1000)])
+def test_batched_matches_float64(kernel, layout, batch, M, N, K, rng):
+    a3, b3 = _u(rng, (batch, M, K), f16), _u(rng, (batch, K, N), f16)
+    got = _batched_raw(kernel, a3, b3, layout, batch, M, N, K, f16)
+    assert np.isfinite(got.astype(np.float32)).all(), "some outputs were not written"
+    assert rel_err(got, _reference(a3, b3)) < 2e-3
+
+
+@pytest.mark.parametrize("kernel", _kernels("batched"))
+@pytest.mark.parametrize("which", ["a", "b"])
+def test_batched_broadcast(kernel, which, rng):
+    batch, M, N, K = 4, 100, 72, 130
+    a3, b3 = _u(rng, (batch, M, K), f16), _u(rng, (batch, K, N), f16)
+    if which == "a":
+        a3[:] = a3[0]
+    else:
+        b3[:] = b3[0]
+    got = _batched_raw(kernel, a3[:1] if which == "a" else a3, b3[:1] if which == "b" else b3, "NN", batch, M, N,
+                       K, f16, bcast_a=which == "a", bcast_b=which == "b")
+    assert rel_err(got, _reference(a3, b3)) < 2e-3
+
+
+@pytest.mark.parametrize("layout", ["NN", "TN"])
+def test_batched_numpy_api_with_epilogue(layout, rng):
+    batch, M, N, K = 3, 65, 130, 257
+    a3 = _u(rng, (batch, M, K), bf16)
+    w3 = _u(rng, (batch, N, K), bf16)
+    b3 = w3.transpose(0, 2, 1) if layout == "TN" else np.ascontiguousarray(w3.transpose(0, 2, 1))
+    c = _u(rng, (M, N), bf16)  # 2-D c broadcast over the batch
+    bias = rng.uniform(-1, 1, N).astype(bf16)
+    got = tcgemm.matmul(a3, b3, c=c, beta=0.5, bias=bias, activation="silu")
+    assert got.shape == (batch, M, N) and got.dtype == bf16
+    assert rel_err(got, _reference(a3, b3, 1.0, 0.5, c, bias, "silu")) < 8e-3
+    x = _u(rng, (batch, M, K), bf16)  # x @ w: a 2-D b broadcast over the batch (NumPy's rules)
+    w = _u(rng, (K, N), bf16)
+    assert rel_err(tcgemm.matmul(x, w), np.matmul(x.astype(np.float64), w.astype(np.float64))) < 8e-3
+
+
+# ---- split-K -------------------------------------------------------------------------------------
+
+SPLIT = [k for k in _kernels("split_k")]
+
+
+@pytest.mark.parametrize("kernel", SPLIT)
+@pytest.mark.parametrize("layout", ["NN", "TN"])
+@pytest.mark.parametrize("split_k", [None, 1, 2, 3, 7])
+@pytest.mark.parametrize("M,N,K", [(1, 7, 129), (16, 1000, 4096), (64, 513, 2048), (100, 300, 1000),
+                                   (129, 260, 777)])
+def test_split_k_matches_float64(kernel, layout, split_k, M, N, K, rng):
+    a, b = _u(rng, (M, K), f16), _b(rng, K, N, f16, layout)
+    c = _u(rng, (M, N), f16)
+    bias = rng.uniform(-1, 1, N).astype(np.float32)
+    with tcgemm.DeviceArray.empty((M, N), f16) as out:
+        out._buf.fill_bytes(0xFF)
+        tcgemm.matmul(a, b, c=c, beta=-1.0, bias=bias, activation="gelu", out=out, kernel=kernel, split_k=split_k)
+        got = out.numpy()
+    assert np.isfinite(got.astype(np.float32)).all(), "some outputs were not written"
+    assert rel_err(got, _reference(a, b, 1.0, -1.0, c, bias, "gelu")) < 2e-3
+
+
+@pytest.mark.parametrize("kernel", SPLIT)
+@pytest.mark.parametrize("split_k", [None, 4, 16])
+def test_split_k_is_deterministic(kernel, split_k, rng):
+    M, N, K = 32, 1024, 8192
+    a, b = _u(rng, (M, K), bf16), _u(rng, (K, N), bf16)
+    da, db = tcgemm.to_device(a), tcgemm.to_device(b)
+    runs = [tcgemm.matmul(da, db, kernel=kernel, split_k=split_k).numpy().view(np.uint16) for _ in range(5)]
+    for r in runs[1:]:
+        np.testing.assert_array_equal(r, runs[0])  # bit-identical, run to run
+    assert rel_err(runs[0].view(bf16), a.astype(np.float64) @ b.astype(np.float64)) < 8e-3
+
+
+@pytest.mark.parametrize("kernel", SPLIT)
+def test_split_k_batched(kernel, rng):
+    batch, M, N, K = 3, 16, 300, 2048
+    a3, b3 = _u(rng, (batch, M, K), f16), _u(rng, (batch, K, N), f16)
+    got = _batched_raw(kernel, a3, b3, "TN", batch, M, N, K, f16, split_k=4)
+    assert np.isfinite(got.astype(np.float32)).all()
+    assert rel_err(got, _reference(a3, b3)) < 2e-3
+
+
+def test_auto_picks_split_k_for_decode_shapes(rng):
+    d = tcgemm.device_info()
+    if d["cc"] != 90 or not any(k["name"] == "sm90.ws_splitk" and k["runnable"] for k in tcgemm.kernels()):
+        pytest.skip("the split-K policy is measured for sm_90 (ws_splitk built and runnable)")
+    for M, N, K, want in [(16, 8192, 8192, "sm90.ws_splitk"), (128, 8192, 8192, "sm90.ws_splitk"),
+                          (4096, 4096, 4096, "sm90.ws_persistent")]:
+        da = tcgemm.DeviceArray.empty((M, K), f16)
+        db = tcgemm.DeviceArray.empty((K, N), f16)
+        dc = tcgemm.DeviceArray.empty((M, N), f16)
+        used = _core.gemm("auto", da.ptr, db.ptr, dc.ptr, M, N, K, da.pitch, db.pitch, dc.pitch, _core.DType.float16,
+                          _core.Layout.NN, _core.Accum.f32, True, 0, True)
+        assert used == want, (M, N, K, used)
+        for x in (da, db, dc):
+            x.free()
