@@ -17,7 +17,7 @@ build() {
 }
 # 1. All three families, as CI and the README build them; the sm_100a SASS check
 #    with this machine's cuobjdump; does the module import and list kernels?
-build "89;90a;100a"
+build "${FIRST_ARCHS:-89;90a;100a}"
 python3 tests/sass/check_sass.py build/libtcgemm.a > $L/sass_check.log 2>&1; echo "check_sass rc=$?"
 python3 tests/sass/check_sass.py build/libtcgemm.a --counts $OUT/sm100_sass_counts.device.json --write > /dev/null 2>&1
 timeout 60 python3 -X faulthandler -c "import tcgemm; print(len(tcgemm.kernels()), 'kernels listed')" > $L/kernels_all.log 2>&1
@@ -33,16 +33,16 @@ grep -E "Failed|FAIL" $L/ctest.log | head -5
 timeout 240 python3 -m pytest -q -rs --maxfail=30 tests/python > $L/pytest.log 2>&1; echo "$(el) pytest rc=$?: $(tail -1 $L/pytest.log)"
 grep -E "^FAILED|^ERROR|Error" $L/pytest.log | head -12
 timeout 60 python3 -m tcgemm > $L/selfcheck.log 2>&1; echo "selfcheck rc=$?: $(grep 'self-check:' $L/selfcheck.log)"
-for k in ${SANITIZE:-sm90.ws_splitk}; do
+for k in ${SANITIZE:-sm90. mma_2blk}; do
   timeout 90 bash tests/sanitize.sh build "$k" > $L/sanitize_$k.log 2>&1; echo "$(el) sanitize '$k' rc=$?"; cat $L/sanitize_$k.log
 done
 # 3. Benchmarks.
 timeout 150 python3 -m tcgemm bench --shapes 4096 8192 --dtypes fp16 bf16 --layouts TN NN --iters 20 \
   --kernels 'sm90.*' 'sm89.mma_2blk.s3' --json $OUT/h200.json --md $OUT/h200.md --plot $L/plots > $L/bench1.log 2>&1
 echo "$(el) bench1 rc=$?"
-timeout 150 python3 -m tcgemm bench --preset skinny short_k odd --shapes 2048 --dtypes fp16 --layouts TN NN --iters 15 \
+timeout 200 python3 -m tcgemm bench --preset all --dtypes fp16 --layouts TN NN --iters 15 \
   --kernels 'sm90.ws_persistent' 'sm90.ws_splitk' 'sm90.ws_mcast' 'sm89.mma_2blk.s3' \
-  --json $OUT/h200_sweep.json --md $OUT/h200_sweep.md > $L/bench2.log 2>&1; echo "$(el) bench2 rc=$?"
+  --json $OUT/h200_sweep.json --md $OUT/h200_sweep.md --plot $L/plots_sweep > $L/bench2.log 2>&1; echo "$(el) bench2 rc=$?"
 timeout 120 python3 -m tcgemm bench --only-features --iters 20 --json $OUT/h200_features.json \
   --md $OUT/h200_features.md > $L/bench3.log 2>&1; echo "$(el) bench3 rc=$?"
 (cd $OUT && tar czf logs.tgz logs && rm -rf logs)

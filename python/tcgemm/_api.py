@@ -622,17 +622,15 @@ def _batched_matmul(a, b, c, alpha, beta, bias, activation, out, kernel, accumul
                 raise ValueError(f"tcgemm: inner dimensions differ: a is ...x{M}x{K}, b is ...x{Kb}x{N}")
             if ba != bb and 1 not in (ba, bb):
                 raise ValueError(f"tcgemm: batch sizes {ba} and {bb} do not broadcast")
-            batch = max(ba, bb)
+            batch = bb if ba == 1 else ba  # NumPy: a batch of 1 broadcasts (also against 0)
             sa, sb = (0 if ba == 1 else sa), (0 if bb == 1 else sb)
             adt = da.dtype
             if accumulate == "f16" and adt == bfloat16:
                 raise ValueError("tcgemm: accumulate='f16' needs float16 inputs")
             ep = _Epilogue(alpha, beta, c if beta != 0 else None, bias, activation, (batch, M, N), adt, batched=True)
             ep.batch = batch
-            if M == 0 or N == 0 or K == 0 or batch == 0:
-                res = np.stack([ep.on_host(np.zeros((M, N), np.float32)) for _ in range(batch)]) \
-                    if ep.beta == 0 else ep.on_host(np.zeros((batch, M, N), np.float32))
-                res = res.astype(adt).reshape(batch, M, N)
+            if M == 0 or N == 0 or K == 0 or batch == 0:  # the epilogue of an all-zero product
+                res = ep.on_host(np.zeros((batch, M, N), np.float32)).astype(adt)
                 return _to_framework(to_device(res.reshape(-1, N)), foreign).reshape(batch, M, N) \
                     if foreign is not None else res
             layout = _core.Layout.TN if transposed else _core.Layout.NN

@@ -54,5 +54,6 @@ def test_matmul_fails_only_with_clear_exceptions(sa, sb, da, db, acc, kernel):
     except (TypeError, ValueError, RuntimeError) as e:
         assert str(e).startswith("tcgemm:") or "no CUDA device" in str(e) or "cannot run" in str(e), str(e)
         return
-    # accepted: then it is a well-formed 2-D product
-    assert c.shape == (sa[0], sb[1]) and c.dtype == a.dtype
+    # accepted: then it is the product NumPy's matmul rules define (2-D, or batched 3-D)
+    assert len(sa) in (2, 3) and len(sb) in (2, 3), (sa, sb)
+    assert c.shape == np.matmul(np.zeros(sa, np.float32), np.zeros(sb, np.float32)).shape and c.dtype == a.dtype

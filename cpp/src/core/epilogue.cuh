@@ -13,33 +13,39 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "core/element.cuh"
 #include "tcgemm/types.h"
 
 namespace tcgemm {
 
+// One select-based formula for all four, so a kernel's epilogue code stays
+// small (it is unrolled over every accumulator pair; a switch per element
+// made the Hopper epilogue ~15k instructions and instruction-fetch bound):
+// GELU (tanh form) 0.5 x (1 + tanh(u)) = x (0.5 + 0.5 tanh(u)), u =
+// sqrt(2/pi) (x + 0.044715 x^3); SiLU x / (1 + e^-x) = x (0.5 + 0.5 tanh(x/2)).
+// tanh is MUFU.TANH (PTX tanh.approx.f32, max relative error 2^-10.99: below
+// the 16-bit output's rounding).
+__device__ __forceinline__ float tanh_approx(float x) {
+  float y;
+  asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
 __device__ __forceinline__ float activate(Activation act, float x) {
-  switch (act) {
-    case Activation::relu:
-      return x < 0.f ? 0.f : x;  // keeps NaN (fmaxf(NaN, 0) would return 0)
-    case Activation::gelu: {
-      constexpr float kSqrt2OverPi = 0.7978845608028654f;
-      return 0.5f * x * (1.f + tanhf(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
-    }
-    case Activation::silu:
-      return x / (1.f + __expf(-x));
-    default:
-      return x;
-  }
+  if (act == Activation::none) return x;
+  if (act == Activation::relu) return x < 0.f ? 0.f : x;  // keeps NaN (fmaxf(NaN, 0) would return 0)
+  constexpr float kSqrt2OverPi = 0.7978845608028654f;
+  const float u = act == Activation::gelu ? kSqrt2OverPi * fmaf(0.044715f * x, x * x, x) : 0.5f * x;
+  return x * fmaf(0.5f, tanh_approx(u), 0.5f);
 }
 
 __device__ __forceinline__ float load_bias(const Epilogue& e, int col) {
-  switch (e.bias_type) {
-    case BiasType::f16: return __half2float(static_cast<const __half*>(e.bias)[col]);
-    case BiasType::bf16: return __bfloat162float(static_cast<const __nv_bfloat16*>(e.bias)[col]);
-    default: return static_cast<const float*>(e.bias)[col];
-  }
+  if (e.bias_type == BiasType::f32) return static_cast<const float*>(e.bias)[col];
+  const uint16_t bits = static_cast<const uint16_t*>(e.bias)[col];
+  return e.bias_type == BiasType::bf16 ? __uint_as_float(static_cast<uint32_t>(bits) << 16)
+                                       : __half2float(__ushort_as_half(bits));
 }
 
 // One output value at (row, col) of batch `b`, from its fp32 accumulator.
@@ -50,22 +56,45 @@ __device__ __forceinline__ float epilogue_value(const Epilogue& e, float acc, in
   float x = e.alpha * acc;
   if (e.beta != 0.f) {
     const T* s = static_cast<const T*>(e.source) + b * e.batch_stride_source;
-    x += e.beta * static_cast<float>(s[static_cast<int64_t>(row) * e.ld_source + col]);
+    x = fmaf(e.beta, static_cast<float>(s[static_cast<int64_t>(row) * e.ld_source + col]), x);
   }
   if (e.bias) x += load_bias(e, col);
   return activate(e.act, x);
 }
 
-// The packed output pair (row, col), (row, col + 1). Elements outside
-// M x N come back as 0 without reading anything.
+// The packed output pair (row, col), (row, col + 1). kPlain (the caller
+// tested e.plain() once, outside its unrolled loop: with_epilogue below)
+// only rounds. Elements outside M x N come back as 0 without reading
+// anything.
+template <DType DT, bool kPlain>
+__device__ __forceinline__ uint32_t epilogue_apply(const Epilogue& e, float v0, float v1, int row, int col, int M,
+                                                   int N, int64_t b) {
+  if constexpr (kPlain) {
+    return Element<DT>::pack(v0, v1);
+  } else {
+    const bool in = row < M;
+    const float o0 = in && col < N ? epilogue_value<DT>(e, v0, row, col, b) : 0.f;
+    const float o1 = in && col + 1 < N ? epilogue_value<DT>(e, v1, row, col + 1, b) : 0.f;
+    return Element<DT>::pack(o0, o1);
+  }
+}
+
+// The same with the plain test made here (code outside hot unrolled loops).
 template <DType DT>
 __device__ __forceinline__ uint32_t epilogue_pair(const Epilogue& e, float v0, float v1, int row, int col, int M,
                                                   int N, int64_t b) {
-  if (e.plain()) return Element<DT>::pack(v0, v1);
-  const bool in = row < M;
-  const float o0 = in && col < N ? epilogue_value<DT>(e, v0, row, col, b) : 0.f;
-  const float o1 = in && col + 1 < N ? epilogue_value<DT>(e, v1, row, col + 1, b) : 0.f;
-  return Element<DT>::pack(o0, o1);
+  return e.plain() ? epilogue_apply<DT, true>(e, v0, v1, row, col, M, N, b)
+                   : epilogue_apply<DT, false>(e, v0, v1, row, col, M, N, b);
+}
+
+// Runs f(std::true_type) when the epilogue only rounds, else
+// f(std::false_type): a kernel writes its store loop once, with
+// epilogue_apply<DT, decltype(plain)::value>, and gets a compact plain copy
+// (what it compiled to before epilogues existed) beside the general one.
+template <class F>
+__device__ __forceinline__ void with_epilogue(const Epilogue& e, F&& f) {
+  if (e.plain()) f(std::true_type{});
+  else f(std::false_type{});
 }
 
 }  // namespace tcgemm

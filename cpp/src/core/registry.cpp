@@ -2,7 +2,6 @@
 // `auto` dispatch.
 #include <algorithm>
 #include <cstring>
-#include <sstream>
 #include <string>
 
 #include "core/families.h"
@@ -12,13 +11,21 @@
 
 namespace tcgemm {
 
+// No iostreams in these paths: inside the Python module on the H200 machine,
+// formatting an int through std::ostringstream crashed in libstdc++'s
+// locale code (cuda-gdb backtrace: check_runnable -> ostream::_M_insert<long>
+// -> codecvt); plain string operations have no locale to get wrong.
 std::vector<int> built_ccs(std::initializer_list<const char*> family_targets) {
   std::vector<int> out;
-  std::stringstream ss(built_archs());
-  std::string t;
-  while (std::getline(ss, t, ','))
+  const std::string archs = built_archs();  // e.g. "89,90a,100a"
+  size_t start = 0;
+  while (start <= archs.size()) {
+    const size_t end = std::min(archs.find(',', start), archs.size());
+    const std::string t = archs.substr(start, end - start);
     for (const char* f : family_targets)
       if (t == f) out.push_back(std::atoi(f));  // "90a" -> 90
+    start = end + 1;
+  }
   return out;
 }
 
@@ -46,11 +53,11 @@ Status check_runnable(const KernelInfo& k) {
     return Status::Error(StatusCode::not_runnable, std::string("kernel '") + k.name +
                                                        "' was not built (TCGEMM_CUDA_ARCHS=" + built_archs() + ")");
   if (std::find(k.sass_for.begin(), k.sass_for.end(), dev.cc) == k.sass_for.end()) {
-    std::ostringstream m;
-    m << "kernel '" << k.name << "' cannot run on " << dev.name << " (sm_" << dev.cc << "): this build holds its code for";
-    if (k.sass_for.empty()) m << " no device";
-    for (int cc : k.sass_for) m << " sm_" << cc;
-    return Status::Error(StatusCode::not_runnable, m.str());
+    std::string m = std::string("kernel '") + k.name + "' cannot run on " + dev.name + " (sm_" +
+                    std::to_string(dev.cc) + "): this build holds its code for";
+    if (k.sass_for.empty()) m += " no device";
+    for (int cc : k.sass_for) m += " sm_" + std::to_string(cc);
+    return Status::Error(StatusCode::not_runnable, m);
   }
   return Status::Ok();
 }

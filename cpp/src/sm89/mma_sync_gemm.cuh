@@ -255,57 +255,60 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
   // 16-byte vector, and a warp's store covers 8 rows x 64 contiguous bytes.
   T* C = static_cast<T*>(p.C) + batch * p.stride_c;
   const int quad = lane >> 2, t = lane & 3;
+  with_epilogue(p.ep, [&](auto plain) {
+    constexpr bool kPlain = decltype(plain)::value;
 #pragma unroll
-  for (int i = 0; i < MT; ++i) {
+    for (int i = 0; i < MT; ++i) {
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {  // rows quad and quad + 8 of the fragment
-      const int gm = m0 + warp_m * Cfg::WM + i * 16 + quad + 8 * h;
+      for (int h = 0; h < 2; ++h) {  // rows quad and quad + 8 of the fragment
+        const int gm = m0 + warp_m * Cfg::WM + i * 16 + quad + 8 * h;
 #pragma unroll
-      for (int j0 = 0; j0 < NT; j0 += 4) {  // four n8 fragments: one per quad lane
-        uint32_t packed[4];
+        for (int j0 = 0; j0 < NT; j0 += 4) {  // four n8 fragments: one per quad lane
+          uint32_t packed[4];
 #pragma unroll
-        for (int j = 0; j < 4; ++j) {
-          const int col = n0 + warp_n * Cfg::WN + (j0 + j) * 8 + 2 * t;  // this lane's column pair
-          if constexpr (ACC == Accum::f32) {
-            packed[j] = epilogue_pair<DT>(p.ep, acc[i][j0 + j].v[2 * h], acc[i][j0 + j].v[2 * h + 1], gm, col, p.M,
-                                          p.N, batch);
-          } else if (p.ep.plain()) {
-            packed[j] = acc[i][j0 + j].v[h];
-          } else {
-            const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&acc[i][j0 + j].v[h]));
-            packed[j] = epilogue_pair<DT>(p.ep, f.x, f.y, gm, col, p.M, p.N, batch);
+          for (int j = 0; j < 4; ++j) {
+            const int col = n0 + warp_n * Cfg::WN + (j0 + j) * 8 + 2 * t;  // this lane's column pair
+            if constexpr (ACC == Accum::f32) {
+              packed[j] = epilogue_apply<DT, kPlain>(p.ep, acc[i][j0 + j].v[2 * h], acc[i][j0 + j].v[2 * h + 1], gm,
+                                                     col, p.M, p.N, batch);
+            } else if constexpr (kPlain) {
+              packed[j] = acc[i][j0 + j].v[h];
+            } else {
+              const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&acc[i][j0 + j].v[h]));
+              packed[j] = epilogue_apply<DT, false>(p.ep, f.x, f.y, gm, col, p.M, p.N, batch);
+            }
           }
-        }
-        uint32_t got[4];
+          uint32_t got[4];
 #pragma unroll
-        for (int r = 0; r < 4; ++r) {
-          // Round r: lane t reads quad lane (t + r) % 4, which sends its
-          // columns of fragment j = (its t - r) % 4, i.e. the reader's t.
-          const uint32_t send = select4(packed, (t - r) & 3);
-          got[r] = __shfl_sync(0xffffffffu, send, (quad << 2) | ((t + r) & 3));
-        }
-        // got[r] holds columns 2s, 2s+1 with s = (t + r) % 4: put them in order.
-        // (Selects, not a lane-dependent array index, which would go to local memory.)
-        uint32_t out[4];
+          for (int r = 0; r < 4; ++r) {
+            // Round r: lane t reads quad lane (t + r) % 4, which sends its
+            // columns of fragment j = (its t - r) % 4, i.e. the reader's t.
+            const uint32_t send = select4(packed, (t - r) & 3);
+            got[r] = __shfl_sync(0xffffffffu, send, (quad << 2) | ((t + r) & 3));
+          }
+          // got[r] holds columns 2s, 2s+1 with s = (t + r) % 4: put them in order.
+          // (Selects, not a lane-dependent array index, which would go to local memory.)
+          uint32_t out[4];
 #pragma unroll
-        for (int s = 0; s < 4; ++s) out[s] = select4(got, (s - t) & 3);
-        const int gn = n0 + warp_n * Cfg::WN + (j0 + t) * 8;
-        if (gm < p.M && gn < p.N) {
-          T* dst = C + static_cast<int64_t>(gm) * p.ldc + gn;
-          if (gn + 8 <= p.N) {
-            *reinterpret_cast<uint4*>(dst) = make_uint4(out[0], out[1], out[2], out[3]);
-          } else {
+          for (int s = 0; s < 4; ++s) out[s] = select4(got, (s - t) & 3);
+          const int gn = n0 + warp_n * Cfg::WN + (j0 + t) * 8;
+          if (gm < p.M && gn < p.N) {
+            T* dst = C + static_cast<int64_t>(gm) * p.ldc + gn;
+            if (gn + 8 <= p.N) {
+              *reinterpret_cast<uint4*>(dst) = make_uint4(out[0], out[1], out[2], out[3]);
+            } else {
 #pragma unroll
-            for (int c = 0; c < 8; ++c) {  // constant c keeps `out` in registers
-              const uint32_t pair = out[c / 2];
-              const uint16_t bits = static_cast<uint16_t>(c % 2 ? pair >> 16 : pair & 0xffffu);
-              if (c < p.N - gn) reinterpret_cast<uint16_t*>(dst)[c] = bits;
+              for (int c = 0; c < 8; ++c) {  // constant c keeps `out` in registers
+                const uint32_t pair = out[c / 2];
+                const uint16_t bits = static_cast<uint16_t>(c % 2 ? pair >> 16 : pair & 0xffffu);
+                if (c < p.N - gn) reinterpret_cast<uint16_t*>(dst)[c] = bits;
+              }
             }
           }
         }
       }
     }
-  }
+  });
 }
 
 // ---- host side: launch one instantiation.

@@ -32,6 +32,7 @@
 #include "sched/persistent.h"
 #include "sched/pipeline.h"
 #include "sm90/common.cuh"
+#include "core/workspace.h"
 #include "sm90/splitk_reduce.cuh"
 
 #include <string>
@@ -81,31 +82,34 @@ __device__ __forceinline__ void store_accumulators_tma(const Params& p, const CU
   const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
   const bool issuer = threadIdx.x % kWarpgroup == 0;
   const uint32_t bar_id = 1 + cw;  // named barrier of this warpgroup (0 is __syncthreads)
+  with_epilogue(p.ep, [&](auto plain) {
+    constexpr bool kPlain = decltype(plain)::value;
 #pragma unroll
-  for (int q = 0; q < BN / 64; ++q) {
-    const uint32_t box = boxes + (q % 2) * kBoxBytes;
-    if (issuer) ptx::bulk_wait_group_read<1>();  // the store that last used this box is done reading it
-    ptx::named_barrier_sync(bar_id, kWarpgroup);
+    for (int q = 0; q < BN / 64; ++q) {
+      const uint32_t box = boxes + (q % 2) * kBoxBytes;
+      if (issuer) ptx::bulk_wait_group_read<1>();  // the store that last used this box is done reading it
+      ptx::named_barrier_sync(bar_id, kWarpgroup);
 #pragma unroll
-    for (int j = 0; j < 8; ++j) {  // n8 blocks of this quarter
-      const int blk = q * 8 + j;
+      for (int j = 0; j < 8; ++j) {  // n8 blocks of this quarter
+        const int blk = q * 8 + j;
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int r = warp * 16 + lane / 4 + 8 * h;
-        const int byte = (j * 8 + 2 * (lane % 4)) * 2;  // column byte offset in the 128-byte row
-        const uint32_t addr = box + r * 128 + ((((byte >> 4) ^ (r & 7)) << 4) | (byte & 15));
-        const uint32_t v = epilogue_pair<DT>(p.ep, acc[blk * 4 + 2 * h], acc[blk * 4 + 2 * h + 1], row0 + r,
-                                             col0 + blk * 8 + 2 * (lane % 4), p.M, p.N, batch);
-        asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+        for (int h = 0; h < 2; ++h) {
+          const int r = warp * 16 + lane / 4 + 8 * h;
+          const int byte = (j * 8 + 2 * (lane % 4)) * 2;  // column byte offset in the 128-byte row
+          const uint32_t addr = box + r * 128 + ((((byte >> 4) ^ (r & 7)) << 4) | (byte & 15));
+          const uint32_t v = epilogue_apply<DT, kPlain>(p.ep, acc[blk * 4 + 2 * h], acc[blk * 4 + 2 * h + 1],
+                                                        row0 + r, col0 + blk * 8 + 2 * (lane % 4), p.M, p.N, batch);
+          asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+        }
+      }
+      ptx::fence_proxy_async_shared();  // generic-proxy writes -> visible to the TMA store
+      ptx::named_barrier_sync(bar_id, kWarpgroup);
+      if (issuer) {
+        ptx::tma_store_3d(map_c, box, col0 + q * 64, row0, batch);
+        ptx::bulk_commit_group();
       }
     }
-    ptx::fence_proxy_async_shared();  // generic-proxy writes -> visible to the TMA store
-    ptx::named_barrier_sync(bar_id, kWarpgroup);
-    if (issuer) {
-      ptx::tma_store_3d(map_c, box, col0 + q * 64, row0, batch);
-      ptx::bulk_commit_group();
-    }
-  }
+  });
 }
 
 template <class Cfg, DType DT, Layout L>
@@ -283,24 +287,20 @@ Status launch_ws(const GemmArgs& a) {
   if (workers * Cfg::CLUSTER > 0x7fffffff)
     return Status::Error(StatusCode::not_supported, "too many output tiles for one grid");
   const unsigned grid = static_cast<unsigned>(workers * Cfg::CLUSTER);
-  // Split-K's fp32 partials: stream-ordered memory, freed on the same stream
-  // once the reduction has read it (the pool keeps it for the next call).
+  // Split-K's fp32 partials: stream-ordered scratch (core/workspace.h),
+  // freed on the same stream once the reduction has read it.
   const size_t ws_bytes = p.splits > 1 ? sizeof(float) * static_cast<size_t>(p.batches) * p.splits * p.M *
                                              static_cast<size_t>(round_up(p.N, 4))
                                        : 0;
   if (ws_bytes) {
     p.ld_partials = round_up(p.N, 4);
     void* ws = nullptr;
-    if (cudaMallocAsync(&ws, ws_bytes, a.stream) != cudaSuccess) {
-      cudaGetLastError();
-      return Status::Error(StatusCode::out_of_memory,
-                           "split-K workspace of " + std::to_string(ws_bytes) + " bytes: out of device memory");
-    }
+    TCGEMM_TRY(workspace_alloc(ws_bytes, a.stream, &ws));
     p.partials = static_cast<float*>(ws);
   }
   auto release_workspace = [&](Status s) {
     if (p.partials) {
-      const Status f = cuda_status(cudaFreeAsync(p.partials, a.stream), "cudaFreeAsync(split-K workspace)");
+      const Status f = workspace_free(p.partials, a.stream);
       if (s.ok()) s = f;
     }
     return s;

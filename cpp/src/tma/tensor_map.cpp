@@ -4,7 +4,6 @@
 #include <cuda_runtime_api.h>
 
 #include <mutex>
-#include <sstream>
 #include <string>
 
 #include "core/launch_check.h"
@@ -45,7 +44,6 @@ Status rule(const std::string& what) {
 }  // namespace
 
 Status check_params(const TensorMapParams& p) {
-  std::ostringstream m;
   if (p.rank < 1 || p.rank > kMaxRank)
     return rule("tensorRank must be in 1..5 (got " + std::to_string(p.rank) + ")");
   if (static_cast<int>(p.dtype) < 0 || static_cast<int>(p.dtype) > 1) return rule("unknown element type");
@@ -244,13 +242,14 @@ Status encode(const TensorMapParams& p, CUtensorMap* out) {
   const CUresult r = fn(out, type, static_cast<cuuint32_t>(p.rank), const_cast<void*>(p.base), dims, strides, box,
                         estr, CU_TENSOR_MAP_INTERLEAVE_NONE, sw, l2, oob);
   if (r != CUDA_SUCCESS) {
-    std::ostringstream m;
-    m << "cuTensorMapEncodeTiled failed: " << curesult_name(static_cast<int>(r)) << " (rank " << p.rank << ", dims";
-    for (int i = 0; i < p.rank; ++i) m << ' ' << p.dims[i];
-    m << ", box";
-    for (int i = 0; i < p.rank; ++i) m << ' ' << p.box[i];
-    m << ", swizzle " << to_string(p.swizzle) << ")";
-    return Status::Error(StatusCode::cuda_error, m.str());
+    // String operations, not an ostringstream: see core/registry.cpp (built_ccs).
+    std::string m = "cuTensorMapEncodeTiled failed: " + curesult_name(static_cast<int>(r)) + " (rank " +
+                    std::to_string(p.rank) + ", dims";
+    for (int i = 0; i < p.rank; ++i) m += " " + std::to_string(p.dims[i]);
+    m += ", box";
+    for (int i = 0; i < p.rank; ++i) m += " " + std::to_string(p.box[i]);
+    m += std::string(", swizzle ") + to_string(p.swizzle) + ")";
+    return Status::Error(StatusCode::cuda_error, m);
   }
   return Status::Ok();
 }

@@ -1,0 +1,49 @@
+#include "core/workspace.h"
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+#include "core/launch_check.h"
+
+namespace tcgemm {
+
+static Status pool_for_current_device(cudaMemPool_t* out) {
+  static std::mutex mu;
+  static cudaMemPool_t pools[64] = {};
+  int dev = 0;
+  TCGEMM_CUDA_TRY(cudaGetDevice(&dev));
+  if (dev < 0 || dev >= 64) return Status::Error(StatusCode::not_supported, "device index beyond 63");
+  std::lock_guard<std::mutex> lock(mu);
+  if (!pools[dev]) {
+    cudaMemPoolProps props = {};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = dev;
+    cudaMemPool_t pool = nullptr;
+    TCGEMM_CUDA_TRY(cudaMemPoolCreate(&pool, &props));
+    uint64_t keep = UINT64_MAX;
+    TCGEMM_CUDA_TRY(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    pools[dev] = pool;
+  }
+  *out = pools[dev];
+  return Status::Ok();
+}
+
+Status workspace_alloc(size_t bytes, cudaStream_t stream, void** out) {
+  cudaMemPool_t pool = nullptr;
+  TCGEMM_TRY(pool_for_current_device(&pool));
+  const cudaError_t e = cudaMallocFromPoolAsync(out, bytes, pool, stream);
+  if (e == cudaErrorMemoryAllocation) {
+    cudaGetLastError();
+    return Status::Error(StatusCode::out_of_memory,
+                         "workspace of " + std::to_string(bytes) + " bytes: out of device memory");
+  }
+  return cuda_status(e, "cudaMallocFromPoolAsync(workspace)");
+}
+
+Status workspace_free(void* ptr, cudaStream_t stream) {
+  return cuda_status(cudaFreeAsync(ptr, stream), "cudaFreeAsync(workspace)");
+}
+
+}  // namespace tcgemm

@@ -1,0 +1,22 @@
+// Scratch device memory for kernels that need it (split-K's fp32 partials):
+// stream-ordered allocations from a memory pool the library owns, one per
+// device. Stream order makes reuse safe without synchronising: memory freed
+// on a stream is handed out again only to work ordered after the free (CUDA
+// runtime API: "Stream Ordered Memory Allocator"). The pool keeps what it
+// has reserved (release threshold: unlimited), so after the first call of a
+// size an allocation costs no driver call; a pool of its own (not the
+// device's default pool) leaves the caller's pool settings alone. What it
+// holds is at most the largest workspace asked for, until the process ends.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+#include "tcgemm/status.h"
+
+namespace tcgemm {
+
+Status workspace_alloc(size_t bytes, cudaStream_t stream, void** out);
+Status workspace_free(void* ptr, cudaStream_t stream);
+
+}  // namespace tcgemm
