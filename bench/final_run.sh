@@ -30,11 +30,11 @@ fi
 # 2. Suites.
 ctest --test-dir build --output-on-failure > $L/ctest.log 2>&1; echo "$(el) ctest: $(grep -E 'tests passed|tests failed' $L/ctest.log)"
 grep -E "Failed|FAIL" $L/ctest.log | head -5
-timeout 240 python3 -m pytest -q -rs --maxfail=30 tests/python > $L/pytest.log 2>&1; echo "$(el) pytest rc=$?: $(tail -1 $L/pytest.log)"
+timeout 240 python3 -m pytest -q -rs --maxfail=30 ${PYTEST_ARGS:-tests/python} > $L/pytest.log 2>&1; echo "$(el) pytest rc=$?: $(tail -1 $L/pytest.log)"
 grep -E "^FAILED|^ERROR|Error" $L/pytest.log | head -12
 timeout 60 python3 -m tcgemm > $L/selfcheck.log 2>&1; echo "selfcheck rc=$?: $(grep 'self-check:' $L/selfcheck.log)"
 for k in ${SANITIZE:-sm90. mma_2blk}; do
-  timeout 90 bash tests/sanitize.sh build "$k" > $L/sanitize_$k.log 2>&1; echo "$(el) sanitize '$k' rc=$?"; cat $L/sanitize_$k.log
+  timeout ${SANITIZE_TIMEOUT:-90} bash tests/sanitize.sh build "$k" > $L/sanitize_$k.log 2>&1; echo "$(el) sanitize '$k' rc=$?"; cat $L/sanitize_$k.log
 done
 # 3. Benchmarks.
 timeout 150 python3 -m tcgemm bench --shapes 4096 8192 --dtypes fp16 bf16 --layouts TN NN --iters 20 \

@@ -34,11 +34,11 @@ __device__ __forceinline__ float tanh_approx(float x) {
 }
 
 __device__ __forceinline__ float activate(Activation act, float x) {
-  if (act == Activation::none) return x;
-  if (act == Activation::relu) return x < 0.f ? 0.f : x;  // keeps NaN (fmaxf(NaN, 0) would return 0)
   constexpr float kSqrt2OverPi = 0.7978845608028654f;
   const float u = act == Activation::gelu ? kSqrt2OverPi * fmaf(0.044715f * x, x * x, x) : 0.5f * x;
-  return x * fmaf(0.5f, tanh_approx(u), 0.5f);
+  const float smooth = x * fmaf(0.5f, tanh_approx(u), 0.5f);  // GELU or SiLU
+  const float relu = x < 0.f ? 0.f : x;                        // keeps NaN (fmaxf(NaN, 0) would return 0)
+  return act == Activation::none ? x : act == Activation::relu ? relu : smooth;  // selects, no branches
 }
 
 __device__ __forceinline__ float load_bias(const Epilogue& e, int col) {
@@ -48,35 +48,45 @@ __device__ __forceinline__ float load_bias(const Epilogue& e, int col) {
                                        : __half2float(__ushort_as_half(bits));
 }
 
-// One output value at (row, col) of batch `b`, from its fp32 accumulator.
-// The caller makes sure row < M and col < N.
+// What an output pair (row, col), (row, col + 1) reads besides its
+// accumulators: bias and beta * S, zero where absent or outside M x N (S is
+// read only when beta != 0). Split from the arithmetic so that a store loop
+// can issue all of a row-block's loads before it uses any: one memory
+// latency per block instead of one per element.
+struct PairInputs {
+  float add0 = 0.f, add1 = 0.f;  // bias + beta * S
+};
+
 template <DType DT>
-__device__ __forceinline__ float epilogue_value(const Epilogue& e, float acc, int row, int col, int64_t b) {
+__device__ __forceinline__ PairInputs epilogue_inputs(const Epilogue& e, int row, int col, int M, int N, int64_t b) {
   using T = typename Element<DT>::T;
-  float x = e.alpha * acc;
-  if (e.beta != 0.f) {
-    const T* s = static_cast<const T*>(e.source) + b * e.batch_stride_source;
-    x = fmaf(e.beta, static_cast<float>(s[static_cast<int64_t>(row) * e.ld_source + col]), x);
+  PairInputs in;
+  const bool ok0 = row < M && col < N, ok1 = row < M && col + 1 < N;
+  if (e.bias) {
+    if (ok0) in.add0 = load_bias(e, col);
+    if (ok1) in.add1 = load_bias(e, col + 1);
   }
-  if (e.bias) x += load_bias(e, col);
-  return activate(e.act, x);
+  if (e.beta != 0.f) {
+    const T* s = static_cast<const T*>(e.source) + b * e.batch_stride_source + static_cast<int64_t>(row) * e.ld_source;
+    if (ok0) in.add0 = fmaf(e.beta, static_cast<float>(s[col]), in.add0);
+    if (ok1) in.add1 = fmaf(e.beta, static_cast<float>(s[col + 1]), in.add1);
+  }
+  return in;
 }
 
-// The packed output pair (row, col), (row, col + 1). kPlain (the caller
-// tested e.plain() once, outside its unrolled loop: with_epilogue below)
-// only rounds. Elements outside M x N come back as 0 without reading
-// anything.
+template <DType DT>
+__device__ __forceinline__ uint32_t epilogue_finish(const Epilogue& e, float v0, float v1, const PairInputs& in) {
+  return Element<DT>::pack(activate(e.act, fmaf(e.alpha, v0, in.add0)), activate(e.act, fmaf(e.alpha, v1, in.add1)));
+}
+
+// The packed output pair (row, col), (row, col + 1) in one step. kPlain (the
+// caller tested e.plain() once, outside its unrolled loop: with_epilogue
+// below) only rounds. Values outside M x N are computed but never stored.
 template <DType DT, bool kPlain>
 __device__ __forceinline__ uint32_t epilogue_apply(const Epilogue& e, float v0, float v1, int row, int col, int M,
                                                    int N, int64_t b) {
-  if constexpr (kPlain) {
-    return Element<DT>::pack(v0, v1);
-  } else {
-    const bool in = row < M;
-    const float o0 = in && col < N ? epilogue_value<DT>(e, v0, row, col, b) : 0.f;
-    const float o1 = in && col + 1 < N ? epilogue_value<DT>(e, v1, row, col + 1, b) : 0.f;
-    return Element<DT>::pack(o0, o1);
-  }
+  if constexpr (kPlain) return Element<DT>::pack(v0, v1);
+  else return epilogue_finish<DT>(e, v0, v1, epilogue_inputs<DT>(e, row, col, M, N, b));
 }
 
 // The same with the plain test made here (code outside hot unrolled loops).

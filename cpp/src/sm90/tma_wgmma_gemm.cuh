@@ -24,10 +24,15 @@ struct TmaWgmmaConfig {
   static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
   static constexpr int SMEM = 1024 + STAGES * STAGE_BYTES + STAGES * 8;  // 1 KB: alignment slack
   static constexpr int GROUP = 8;  // tile rows per group of the grouped raster
+  // One stage (33 KB) leaves room for a second block per SM, whose loads
+  // overlap this one's wgmma: that is the only overlap step 1 has. Hold the
+  // registers to two blocks' worth (<= 128; the epilogue alone pushed them to
+  // 151 and halved step 1's speed on the H200).
+  static constexpr int MIN_BLOCKS = STAGES == 1 ? 2 : 1;
 };
 
 template <class Cfg, DType DT, Layout L>
-__global__ void __launch_bounds__(Cfg::THREADS, 1)
+__global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     tma_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                      const Params p) {
 #if TCGEMM_SM90_DEVICE

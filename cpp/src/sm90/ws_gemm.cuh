@@ -87,6 +87,17 @@ __device__ __forceinline__ void store_accumulators_tma(const Params& p, const CU
 #pragma unroll
     for (int q = 0; q < BN / 64; ++q) {
       const uint32_t box = boxes + (q % 2) * kBoxBytes;
+      // The quarter's bias / source values first, all loads in flight at
+      // once (core/epilogue.cuh: PairInputs); then the arithmetic.
+      PairInputs in[8][2];
+      if constexpr (!kPlain) {
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+#pragma unroll
+          for (int h = 0; h < 2; ++h)
+            in[j][h] = epilogue_inputs<DT>(p.ep, row0 + warp * 16 + lane / 4 + 8 * h,
+                                           col0 + (q * 8 + j) * 8 + 2 * (lane % 4), p.M, p.N, batch);
+      }
       if (issuer) ptx::bulk_wait_group_read<1>();  // the store that last used this box is done reading it
       ptx::named_barrier_sync(bar_id, kWarpgroup);
 #pragma unroll
@@ -97,8 +108,10 @@ __device__ __forceinline__ void store_accumulators_tma(const Params& p, const CU
           const int r = warp * 16 + lane / 4 + 8 * h;
           const int byte = (j * 8 + 2 * (lane % 4)) * 2;  // column byte offset in the 128-byte row
           const uint32_t addr = box + r * 128 + ((((byte >> 4) ^ (r & 7)) << 4) | (byte & 15));
-          const uint32_t v = epilogue_apply<DT, kPlain>(p.ep, acc[blk * 4 + 2 * h], acc[blk * 4 + 2 * h + 1],
-                                                        row0 + r, col0 + blk * 8 + 2 * (lane % 4), p.M, p.N, batch);
+          const float v0 = acc[blk * 4 + 2 * h], v1 = acc[blk * 4 + 2 * h + 1];
+          uint32_t v;
+          if constexpr (kPlain) v = Element<DT>::pack(v0, v1);
+          else v = epilogue_finish<DT>(p.ep, v0, v1, in[j][h]);
           asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
         }
       }
