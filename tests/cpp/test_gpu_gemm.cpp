@@ -72,6 +72,72 @@ static bool run_case(const KernelInfo& k, const Case& c, DType dt, Layout lay, A
   return ok;
 }
 
+// What a kernel's features add, all at once: a batch of 2 (if kBatched),
+// D = gelu(0.5 A B - S + bias) with a source S and an fp32 bias (if
+// kEpilogue), K split 3 ways (if kSplitK). The sanitizer runs reach these
+// code paths through this case.
+static bool run_fused_case(const KernelInfo& k, DType dt, Layout lay, std::mt19937& rng) {
+  const bool batched = k.features & kBatched, fused = k.features & kEpilogue;
+  const int64_t M = 129, N = 131, K = 200, batch = batched ? 2 : 1;
+  std::uniform_real_distribution<float> U(-1.f, 1.f);
+  const int64_t brows = lay == Layout::NN ? K : N, bcols = lay == Layout::NN ? N : K;
+  std::vector<uint16_t> ha(batch * M * K), hb(batch * brows * bcols), hs(batch * M * N), hc(batch * M * N);
+  std::vector<float> bias(N);
+  for (auto& x : ha) x = to_bits(U(rng), dt);
+  for (auto& x : hb) x = to_bits(U(rng), dt);
+  for (auto& x : hs) x = to_bits(U(rng), dt);
+  for (auto& x : bias) x = U(rng);
+  DeviceBuffer A, B, C, S, Bias;
+  Status s = DeviceBuffer::allocate(batch * M, K, dt, &A);
+  if (s.ok()) s = DeviceBuffer::allocate(batch * brows, bcols, dt, &B);
+  if (s.ok()) s = DeviceBuffer::allocate(batch * M, N, dt, &C);
+  if (s.ok()) s = DeviceBuffer::allocate(batch * M, N, dt, &S);
+  if (s.ok()) s = DeviceBuffer::allocate(1, 2 * N, DType::f16, &Bias);  // N floats as 2N 16-bit words
+  if (s.ok()) s = A.upload(ha.data(), K * 2);
+  if (s.ok()) s = B.upload(hb.data(), bcols * 2);
+  if (s.ok()) s = S.upload(hs.data(), N * 2);
+  if (s.ok()) s = Bias.upload(bias.data(), N * 4);
+  if (s.ok()) s = C.fill_bytes(0xFF);
+  GemmArgs g;
+  g.A = A.data(), g.B = B.data(), g.C = C.data(), g.M = M, g.N = N, g.K = K;
+  g.lda = A.pitch(), g.ldb = B.pitch(), g.ldc = C.pitch(), g.dtype = dt, g.layout = lay;
+  g.batch = batch, g.batch_stride_a = M * A.pitch(), g.batch_stride_b = brows * B.pitch();
+  g.batch_stride_c = M * C.pitch();
+  if (fused) {
+    g.epilogue.alpha = 0.5f, g.epilogue.beta = -1.f, g.epilogue.source = S.data(), g.epilogue.ld_source = S.pitch();
+    g.epilogue.batch_stride_source = M * S.pitch(), g.epilogue.bias = Bias.data();
+    g.epilogue.bias_type = BiasType::f32, g.epilogue.act = Activation::gelu;
+  }
+  if (k.features & kSplitK) g.split_k = 3;
+  if (s.ok()) s = gemm(g, k.name);
+  if (s.ok()) s = cuda_status(cudaDeviceSynchronize(), "kernel execution");
+  if (s.ok()) s = C.download(hc.data(), N * 2);
+  CHECK_MSG(s.ok(), "%s fused case: %s", k.name, s.message.c_str());
+  if (!s.ok()) return false;
+  double num = 0, den = 0;
+  int64_t bad = 0;
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) {
+        double x = 0;
+        for (int64_t kk = 0; kk < K; ++kk)
+          x += double(from_bits(ha[(b * M + m) * K + kk], dt)) *
+               from_bits(lay == Layout::NN ? hb[(b * K + kk) * N + n] : hb[(b * N + n) * K + kk], dt);
+        if (fused) {
+          x = 0.5 * x - from_bits(hs[(b * M + m) * N + n], dt) + bias[n];
+          x = 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+        }
+        const double got = from_bits(hc[(b * M + m) * N + n], dt);
+        if (!std::isfinite(got)) ++bad;
+        num += (got - x) * (got - x), den += x * x;
+      }
+  const double rel = std::sqrt(num / (den > 0 ? den : 1)), bound = dt == DType::bf16 ? 8e-3 : 2e-3;
+  const bool ok = bad == 0 && rel < bound;
+  CHECK_MSG(ok, "%s fused case %s %s batch=%lld split_k=%d: rel err %.3g (bound %.1g), %lld unwritten", k.name,
+            to_string(dt), to_string(lay), (long long)batch, g.split_k, rel, bound, (long long)bad);
+  return ok;
+}
+
 int main() {
   if (device_count() == 0) {
     std::printf("SKIP: no CUDA device found; GPU tests need one\n");
@@ -98,6 +164,7 @@ int main() {
           GemmArgs probe; probe.dtype = dt, probe.layout = lay, probe.accum = acc;
           if (!check_supports(k, probe).ok()) continue;
           for (const Case& c : cases) run_case(k, c, dt, lay, acc, rng), ++ran;
+          if (acc == Accum::f32 && (k.features & (kEpilogue | kBatched | kSplitK))) run_fused_case(k, dt, lay, rng);
         }
     std::printf("  %-22s checked\n", k.name);
   }
