@@ -134,9 +134,11 @@ int main() {
   CHECK(choose_splits(0, 32, 128, 132) == 4);   // M <= 128 vs N = K = 8192 with 256-wide tiles: 128 units
   CHECK(choose_splits(0, 128, 128, 132) == 1);  // M = 512: the tiles fill the GPU already
   CHECK(choose_splits(0, 66, 128, 132) == 1);   // exactly half the SMs: no split
-  CHECK(choose_splits(0, 1, 128, 132) == 16);   // at most 16 slices
-  CHECK(choose_splits(0, 4, 8, 132) == 2);      // slices at least 4 K tiles deep
-  CHECK(choose_splits(0, 4, 3, 132) == 1);      // too little K to split
+  CHECK(choose_splits(0, 1, 512, 132) == 16);   // at most 16 slices
+  CHECK(choose_splits(0, 1, 128, 132) == 8);    // 128 K tiles: 8 slices of 16
+  CHECK(choose_splits(0, 4, 64, 132) == 4);     // slices at least 16 K tiles deep
+  CHECK(choose_splits(0, 32, 16, 132) == 1);    // 1000^3: too little K to split
+  CHECK(choose_splits(0, 4, 3, 132) == 1);
   CHECK(choose_splits(5, 1, 3, 132) == 3);      // a request is capped at the K tiles
   CHECK(choose_splits(2, 500, 64, 132) == 2);   // and otherwise taken as asked
 

@@ -76,14 +76,19 @@ struct PersistentSchedule {
 
 // How many K slices split-K uses for `tile_units` output tiles (all batches)
 // of k_tiles K tiles each on `sms` SMs: split only when the tiles alone would
-// leave more than half of the SMs idle; then about one unit per SM, each
-// slice at least 4 K tiles deep (so the pipeline fills), at most 16. A
-// caller's request > 0 is taken as asked, capped at k_tiles (no empty slice).
+// leave more than half of the SMs idle; then about one unit per SM, each slice
+// at least kMinSliceKTiles K tiles deep, at most 16 slices. A caller's
+// request > 0 is taken as asked, capped at k_tiles (no empty slice).
+// Measured on the H200 (bench/NOTES.md): 4 slices of 32 K tiles turn the
+// decode shapes (M <= 128, N = K = 8192) from 0.56-0.65x cuBLAS into
+// 0.93-1.10x, but 4 slices of 4 K tiles made 1000^3 lose (1.05x against the
+// unsplit 1.39x): the partials and the second launch need deep slices.
+constexpr int kMinSliceKTiles = 16;
 TCGEMM_SCHED_FN int choose_splits(int requested, int64_t tile_units, int k_tiles, int sms) {
   if (requested > 0) return requested < k_tiles ? requested : k_tiles;
   if (tile_units * 2 >= sms) return 1;
   int64_t s = sms / tile_units;
-  if (s > k_tiles / 4) s = k_tiles / 4;
+  if (s > k_tiles / kMinSliceKTiles) s = k_tiles / kMinSliceKTiles;
   if (s > 16) s = 16;
   return s < 1 ? 1 : static_cast<int>(s);
 }
