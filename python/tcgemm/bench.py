@@ -190,8 +190,19 @@ def select_kernels(patterns):
     return [k for k in ks if any(fnmatch.fnmatch(k["name"], p) for p in patterns)]
 
 
+def _paired(backend, rot, kernel_ms, rounds, iters):
+    """cuBLAS and a kernel timed in alternating chunks (one warm-up call each);
+    -> (cuBLAS times, kernel times)."""
+    chunk = max(1, iters // rounds)
+    cub, ker = [], []
+    for _ in range(rounds):
+        cub += backend.time(backend.mm, rot, 1, chunk)
+        ker += kernel_ms(1, chunk)
+    return cub, ker
+
+
 def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumulate="f32", warmup=5, iters=30,
-        backend=None, progress=True):
+        backend=None, progress=True, paired_rounds=4):
     """Benchmark; returns {"environment": ..., "rows": [...]}. Never asserts speed."""
     backend = backend or _backend()
     ks = select_kernels(kernel_patterns)
@@ -264,6 +275,12 @@ def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumul
                 row.update(_stats(ms, flops))
                 if cublas_ms:
                     row["vs_cublas"] = float(np.median(cublas_ms)) / row["median_ms"]
+                    if paired_rounds:
+                        cub, ker = _paired(backend, rot, lambda w, n, name=k["name"]: _core.time_gemm(
+                            name, ptrs, M, N, K, lda, ldb, ldc, cd, lt, acc, True, w, n, 0), paired_rounds, iters)
+                        row["paired"] = {"rounds": paired_rounds, "cublas_median_ms": float(np.median(cub)),
+                                         "median_ms": float(np.median(ker))}
+                        row["vs_cublas_paired"] = row["paired"]["cublas_median_ms"] / row["paired"]["median_ms"]
                 row["status"] = "ok" if row["nonfinite"] == 0 and row["rel_err"] < 2e-2 else "WRONG"
             except Exception as e:  # report, keep going
                 row["status"] = f"error: {e}"
@@ -310,7 +327,7 @@ def _native_err(a, b, c, layout, sample=256):
 #   batched   one batched launch vs a loop of launches vs torch.bmm
 # Split-K vs data-parallel rows come from the main sweep (sm90.ws_splitk
 # beside sm90.ws_persistent at the skinny shapes).
-FEATURE_KERNELS = ("sm90.ws_persistent", "sm90.ws_splitk", "sm89.mma_2blk.s3")
+FEATURE_KERNELS = ("sm90.ws_persistent", "sm90.ws_pingpong", "sm90.ws_splitk", "sm89.mma_2blk.s3", "sm89.mma_dbuf.s3")
 
 
 def run_features(epilogue_shapes=((4096, 4096, 4096), (8192, 8192, 8192)), batched_shapes=((16, 1024, 1024, 1024),
@@ -435,18 +452,24 @@ def to_markdown(result) -> str:
                      f"{pk['f16']:.0f} f16 accumulate; 'of peak' = an Ada kernel's share of it")
     tb = env.get("tcgemm", {})
     lines.append(f"- tcgemm {tb.get('version')}, built with CUDA {tb.get('cuda_version')} for {', '.join(tb.get('archs', []))}")
-    lines += ["", "| shape (MxNxK) | dtype | B | kernel | TFLOPS | median ms | min / max ms | vs cuBLAS | of peak | rel err | SM MHz | status |",
-              "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    paired = any("vs_cublas_paired" in r for r in result["rows"])
+    if paired:
+        lines.append("- paired: cuBLAS and the kernel re-timed in alternating chunks (same clocks), ratio of medians")
+    lines += ["", "| shape (MxNxK) | dtype | B | kernel | TFLOPS | median ms | min / max ms | vs cuBLAS | "
+              + ("paired | " if paired else "") + "of peak | rel err | SM MHz | status |",
+              "|---|---|---|---|---:|---:|---:|---:|" + ("---:|" if paired else "") + "---:|---:|---:|---|"]
     for r in result["rows"]:
         shape = f"{r['M']}x{r['N']}x{r['K']}"
         if "median_ms" not in r:
-            lines.append(f"| {shape} | {r['dtype']} | {r['layout']} | {r['kernel']} | | | | | | | | {r.get('status', '')} |")
+            lines.append(f"| {shape} | {r['dtype']} | {r['layout']} | {r['kernel']} | | | | | "
+                         + ("| " if paired else "") + f"| | | {r.get('status', '')} |")
             continue
         vs = f"{r['vs_cublas']:.2f}x" if r.get("vs_cublas") else "n/a"
+        pv = (f"{r['vs_cublas_paired']:.2f}x | " if r.get("vs_cublas_paired") else " | ") if paired else ""
         err = f"{r['rel_err']:.1e}" if r.get("rel_err") is not None else ""
         peak = f"{r['vs_mma_peak']:.2f}" if r.get("vs_mma_peak") else ""
         lines.append(f"| {shape} | {r['dtype']} | {r['layout']} | {r['kernel']} | {r['tflops']:.1f} | "
-                     f"{r['median_ms']:.3f} | {r['min_ms']:.3f} / {r['max_ms']:.3f} | {vs} | {peak} | {err} | "
+                     f"{r['median_ms']:.3f} | {r['min_ms']:.3f} / {r['max_ms']:.3f} | {vs} | {pv}{peak} | {err} | "
                      f"{r.get('sm_clock_mhz') or ''} | {r.get('status', 'reference')} |")
     if result.get("feature_rows"):
         lines.append(features_markdown(result["feature_rows"]))
@@ -525,6 +548,8 @@ def main(argv=None) -> int:
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--iters", type=int, default=30)
     p.add_argument("--no-cublas", action="store_true", help="skip torch/cupy even if installed")
+    p.add_argument("--paired", type=int, default=4, metavar="ROUNDS",
+                   help="re-time cuBLAS and each kernel in ROUNDS alternating chunks for the 'paired' ratio (0: off)")
     p.add_argument("--json", help="write the results as JSON here")
     p.add_argument("--md", help="write a Markdown table here")
     p.add_argument("--plot", help="write PNG plots into this folder")
@@ -551,7 +576,7 @@ def main(argv=None) -> int:
         res = {"environment": _environment(_backend()), "rows": []}
     else:
         res = run(shapes, args.kernels, args.dtypes, args.layouts, args.accumulate, args.warmup, args.iters,
-                  backend=_backend("none" if args.no_cublas else None))
+                  backend=_backend("none" if args.no_cublas else None), paired_rounds=args.paired)
     if args.features or args.only_features:
         res["feature_rows"] = run_features(warmup=args.warmup, iters=args.iters)
     md = to_markdown(res)

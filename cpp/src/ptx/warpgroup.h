@@ -30,4 +30,10 @@ TCGEMM_DEVICE void named_barrier_sync(uint32_t id, uint32_t count) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
 }
 
+// bar.arrive id, count: count this thread in without waiting (the other
+// side of a producer/consumer handshake whose waiters use bar.sync).
+TCGEMM_DEVICE void named_barrier_arrive(uint32_t id, uint32_t count) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+
 }  // namespace tcgemm::ptx

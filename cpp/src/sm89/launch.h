@@ -21,19 +21,26 @@ namespace tcgemm::sm89 {
   X(mma_wt64, 3)               \
   X(mma_wt64, 4)               \
   X(mma_wt64_k64, 3)           \
-  X(mma_2blk, 3)
+  X(mma_2blk, 3)                \
+  X(mma_dbuf, 3)
 
 #define TCGEMM_SM89_DECLARE(variant, stages) Status launch_##variant##_s##stages(const GemmArgs& a);
 TCGEMM_SM89_ENTRIES(TCGEMM_SM89_DECLARE)
 #undef TCGEMM_SM89_DECLARE
 
 // Tuning candidates (-DTCGEMM_TUNING=ON): name, then the Config parameters.
-#define TCGEMM_SM89_TUNING(X)                                          \
-  X(b128x128k64_w2x4_s3_2, 128, 128, 64, 2, 4, 3, true, true, true, 2) \
-  X(b128x256k64_w2x4_s4_1, 128, 256, 64, 2, 4, 4, true, true, true, 1) \
-  X(b256x128k64_w4x2_s3_1, 256, 128, 64, 4, 2, 3, true, true, true, 1) \
-  X(b128x128k32_w2x2_s4_2, 128, 128, 32, 2, 2, 4, true, true, true, 2) \
-  X(b128x128k64_w2x2_s3_2, 128, 128, 64, 2, 2, 3, true, true, true, 2)
+// The first five were timed for bench/results/h200_ada_tuning.md (mma_2blk
+// graduated); the *_db ones double-buffer fragments (mma_dbuf's idea).
+#define TCGEMM_SM89_TUNING(X)                                                  \
+  X(b128x128k64_w2x4_s3_2, 128, 128, 64, 2, 4, 3, true, true, true, 2)         \
+  X(b128x256k64_w2x4_s4_1, 128, 256, 64, 2, 4, 4, true, true, true, 1)         \
+  X(b256x128k64_w4x2_s3_1, 256, 128, 64, 4, 2, 3, true, true, true, 1)         \
+  X(b128x128k32_w2x2_s4_2, 128, 128, 32, 2, 2, 4, true, true, true, 2)         \
+  X(b128x128k64_w2x2_s3_2, 128, 128, 64, 2, 2, 3, true, true, true, 2)         \
+  X(b128x128k32_w2x2_s4_2_db, 128, 128, 32, 2, 2, 4, true, true, true, 2, true) \
+  X(b128x256k64_w2x4_s3_1_db, 128, 256, 64, 2, 4, 3, true, true, true, 1, true) \
+  X(b128x256k32_w2x4_s4_1_db, 128, 256, 32, 2, 4, 4, true, true, true, 1, true) \
+  X(b256x128k32_w4x2_s4_1_db, 256, 128, 32, 4, 2, 4, true, true, true, 1, true)
 #if TCGEMM_TUNING
 #define TCGEMM_SM89_DECLARE_X(name, ...) Status launch_x_##name(const GemmArgs& a);
 TCGEMM_SM89_TUNING(TCGEMM_SM89_DECLARE_X)

@@ -18,6 +18,13 @@
 //                   its barrier the other's MMAs keep the tensor cores busy
 //                   (measured on the H200: the barrier, not shared-memory
 //                   bandwidth, was what held the 8-warp block back)
+//   sm89.mma_dbuf   + fragments double-buffered in registers: the ldmatrix of
+//                   k16 step kk+1 is issued before the MMAs of step kk, and
+//                   the barrier that publishes the next slice is taken
+//                   before the last step's MMAs, whose operands are already
+//                   in registers, so the tensor cores have work queued
+//                   across the barrier and the loads' latency is hidden
+//                   (CUTLASS's sm80 multistage mainloop has this shape)
 // NN (B row-major K x N) reads B with ldmatrix.trans; TN (B stored N x K) reads
 // it plain. Edges: predicated zero-filling copies and clipped stores, so any
 // M, N, K >= 1 works. Batches: blockIdx.y is the batch (each operand's base
@@ -43,7 +50,7 @@
 namespace tcgemm::sm89 {
 
 template <int kBM, int kBN, int kBK, int kWarpsM, int kWarpsN, int kStages, bool kSwizzleA, bool kSwizzleB,
-          bool kBx4, int kMinBlocks>
+          bool kBx4, int kMinBlocks, bool kFragDoubleBuffer = false>
 struct Config {
   static constexpr int BM = kBM, BN = kBN, BK = kBK;
   static constexpr int STAGES = kStages;
@@ -59,7 +66,10 @@ struct Config {
   // warps cap a thread at 128 registers (65536 / (2 * 256)); a 64x64 warp
   // tile needs more (128 accumulators alone) and runs one block per SM.
   static constexpr int MIN_BLOCKS = kMinBlocks;
+  static constexpr bool FRAG_DBUF = kFragDoubleBuffer;
+  static constexpr int K_STEPS = BK / 16;  // k16 MMA steps per K slice
   static_assert(STAGES >= 2, "the pipeline needs at least two stages");
+  static_assert(!FRAG_DBUF || K_STEPS % 2 == 0, "double-buffered fragments: an even number of k16 steps per slice");
   static_assert(BK % 16 == 0, "BK is a whole number of k16 MMA steps");
   static_assert(NT % 4 == 0, "the epilogue hands each lane of a quad one n8 fragment of every 4");
 
@@ -167,83 +177,120 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
 #pragma unroll
       for (auto& v : acc[i][j].v) v = 0;
 
-  // ---- shared -> registers -> tensor cores: one K slice from slot `stage`.
-  auto mma_slice = [&](int stage) {
+  // ---- shared -> registers: the A and B fragments of k16 step kk of slot `stage`.
+  using AFrag = uint32_t[MT][4];
+  using BFrag = uint32_t[NT][2];
+  auto load_fragments = [&](int stage, int kk, AFrag& a, BFrag& b) {
     const uint32_t a_src = smem_a + stage * ATile::bytes;
     const uint32_t b_src = smem_b + stage * BTile::bytes;
+    // A fragment (16x16): lanes 0-15 address rows 0-15 at k 0-7, lanes
+    // 16-31 the same rows at k 8-15 -> registers a0..a3 in mma order.
 #pragma unroll
-    for (int kk = 0; kk < BK / 16; ++kk) {
-      uint32_t a[MT][4], b[NT][2];
-      // A fragment (16x16): lanes 0-15 address rows 0-15 at k 0-7, lanes
-      // 16-31 the same rows at k 8-15 -> registers a0..a3 in mma order.
+    for (int i = 0; i < MT; ++i) {
+      const int row = warp_m * Cfg::WM + i * 16 + (lane & 15);
+      ptx::ldmatrix_x4(a[i], a_src + ATile::offset(row, kk * 2 + (lane >> 4)));
+    }
+    if constexpr (L == Layout::TN) {
+      if constexpr (Cfg::B_X4) {  // matrices: (n0-7,k0-7) (n0-7,k8-15) (n8-15,k0-7) (n8-15,k8-15)
 #pragma unroll
-      for (int i = 0; i < MT; ++i) {
-        const int row = warp_m * Cfg::WM + i * 16 + (lane & 15);
-        ptx::ldmatrix_x4(a[i], a_src + ATile::offset(row, kk * 2 + (lane >> 4)));
-      }
-      if constexpr (L == Layout::TN) {
-        if constexpr (Cfg::B_X4) {  // matrices: (n0-7,k0-7) (n0-7,k8-15) (n8-15,k0-7) (n8-15,k8-15)
-#pragma unroll
-          for (int j = 0; j < NT; j += 2) {
-            const int row = warp_n * Cfg::WN + j * 8 + (lane & 7) + ((lane >> 4) << 3);
-            uint32_t r[4];
-            ptx::ldmatrix_x4(r, b_src + BTile::offset(row, kk * 2 + ((lane >> 3) & 1)));
-            b[j][0] = r[0], b[j][1] = r[1], b[j + 1][0] = r[2], b[j + 1][1] = r[3];
-          }
-        } else {  // matrices: (n0-7,k0-7) (n0-7,k8-15); lanes 16-31 ignored
-#pragma unroll
-          for (int j = 0; j < NT; ++j) {
-            const int row = warp_n * Cfg::WN + j * 8 + (lane & 7);
-            ptx::ldmatrix_x2(b[j], b_src + BTile::offset(row, kk * 2 + ((lane >> 3) & 1)));
-          }
+        for (int j = 0; j < NT; j += 2) {
+          const int row = warp_n * Cfg::WN + j * 8 + (lane & 7) + ((lane >> 4) << 3);
+          uint32_t r[4];
+          ptx::ldmatrix_x4(r, b_src + BTile::offset(row, kk * 2 + ((lane >> 3) & 1)));
+          b[j][0] = r[0], b[j][1] = r[1], b[j + 1][0] = r[2], b[j + 1][1] = r[3];
         }
-      } else {  // NN: the tile is (k, n) row-major; .trans hands back (n, k)
-        const int krow = kk * 16 + (lane & 7) + (((lane >> 3) & 1) << 3);
-        if constexpr (Cfg::B_X4) {
-#pragma unroll
-          for (int j = 0; j < NT; j += 2) {
-            uint32_t r[4];
-            ptx::ldmatrix_x4_trans(r, b_src + BTile::offset(krow, (warp_n * Cfg::WN + j * 8) / 8 + (lane >> 4)));
-            b[j][0] = r[0], b[j][1] = r[1], b[j + 1][0] = r[2], b[j + 1][1] = r[3];
-          }
-        } else {
-#pragma unroll
-          for (int j = 0; j < NT; ++j) {
-            ptx::ldmatrix_x2_trans(b[j], b_src + BTile::offset(krow, (warp_n * Cfg::WN + j * 8) / 8));
-          }
-        }
-      }
-#pragma unroll
-      for (int i = 0; i < MT; ++i)
+      } else {  // matrices: (n0-7,k0-7) (n0-7,k8-15); lanes 16-31 ignored
 #pragma unroll
         for (int j = 0; j < NT; ++j) {
-          if constexpr (ACC == Accum::f32) {
-            mma_f32<DT>(acc[i][j].v, a[i], b[j]);
-          } else {
-            ptx::mma_m16n8k16_f16_f16(acc[i][j].v, a[i], b[j]);
-          }
+          const int row = warp_n * Cfg::WN + j * 8 + (lane & 7);
+          ptx::ldmatrix_x2(b[j], b_src + BTile::offset(row, kk * 2 + ((lane >> 3) & 1)));
         }
+      }
+    } else {  // NN: the tile is (k, n) row-major; .trans hands back (n, k)
+      const int krow = kk * 16 + (lane & 7) + (((lane >> 3) & 1) << 3);
+      if constexpr (Cfg::B_X4) {
+#pragma unroll
+        for (int j = 0; j < NT; j += 2) {
+          uint32_t r[4];
+          ptx::ldmatrix_x4_trans(r, b_src + BTile::offset(krow, (warp_n * Cfg::WN + j * 8) / 8 + (lane >> 4)));
+          b[j][0] = r[0], b[j][1] = r[1], b[j + 1][0] = r[2], b[j + 1][1] = r[3];
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < NT; ++j) {
+          ptx::ldmatrix_x2_trans(b[j], b_src + BTile::offset(krow, (warp_n * Cfg::WN + j * 8) / 8));
+        }
+      }
     }
+  };
+  // ---- registers -> tensor cores: the warp tile's MT x NT MMAs of one k16 step.
+  auto mma_fragments = [&](const AFrag& a, const BFrag& b) {
+#pragma unroll
+    for (int i = 0; i < MT; ++i)
+#pragma unroll
+      for (int j = 0; j < NT; ++j) {
+        if constexpr (ACC == Accum::f32) {
+          mma_f32<DT>(acc[i][j].v, a[i], b[j]);
+        } else {
+          ptx::mma_m16n8k16_f16_f16(acc[i][j].v, a[i], b[j]);
+        }
+      }
   };
 
   // ---- the pipeline: STAGES-1 slices in flight while one is multiplied.
   // Every iteration commits exactly one cp.async group (empty past the end),
-  // so "wait until STAGES-2 groups remain" always means "slice kt landed".
+  // so "wait until STAGES-2 groups remain" always means "the slice after the
+  // last one waited for has landed".
   const int k_tiles = (p.K + BK - 1) / BK;
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
     if (s < k_tiles) load_slice(s, s);
     ptx::cp_async_commit_group();
   }
-  for (int kt = 0; kt < k_tiles; ++kt) {
+  if constexpr (!Cfg::FRAG_DBUF) {
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      ptx::cp_async_wait_group<STAGES - 2>();
+      // Slice kt is visible to all warps, and every warp is done with slot
+      // (kt-1) % STAGES, which the load below overwrites.
+      __syncthreads();
+      const int next = kt + STAGES - 1;
+      if (next < k_tiles) load_slice(next % STAGES, next);
+      ptx::cp_async_commit_group();
+#pragma unroll
+      for (int kk = 0; kk < Cfg::K_STEPS; ++kk) {
+        uint32_t a[MT][4], b[NT][2];
+        load_fragments(kt % STAGES, kk, a, b);
+        mma_fragments(a, b);
+      }
+    }
+  } else {
+    // Fragments of step kk live in buffer kk % 2. On entry to iteration kt,
+    // slice kt is visible and its step-0 fragments are in buffer 0.
+    uint32_t a[2][MT][4], b[2][NT][2];
     ptx::cp_async_wait_group<STAGES - 2>();
-    // Slice kt is visible to all warps, and every warp is done with slot
-    // (kt-1) % STAGES, which the load below overwrites.
     __syncthreads();
-    const int next = kt + STAGES - 1;
-    if (next < k_tiles) load_slice(next % STAGES, next);
-    ptx::cp_async_commit_group();
-    mma_slice(kt % STAGES);
+    load_fragments(0, 0, a[0], b[0]);
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      // Slot (kt-1) % STAGES was last read before the barrier of iteration
+      // kt-1 (see below), so it may be overwritten now.
+      const int next = kt + STAGES - 1;
+      if (next < k_tiles) load_slice(next % STAGES, next);
+      ptx::cp_async_commit_group();
+#pragma unroll
+      for (int kk = 0; kk < Cfg::K_STEPS; ++kk) {
+        if (kk + 1 < Cfg::K_STEPS) {
+          load_fragments(kt % STAGES, kk + 1, a[(kk + 1) % 2], b[(kk + 1) % 2]);
+        } else {
+          // Every fragment of slot kt is in registers: wait for slice kt+1,
+          // publish it (and that slot kt is done) with the one barrier per
+          // slice, and load its step 0 while this step's MMAs run.
+          ptx::cp_async_wait_group<STAGES - 2>();
+          __syncthreads();
+          if (kt + 1 < k_tiles) load_fragments((kt + 1) % STAGES, 0, a[0], b[0]);
+        }
+        mma_fragments(a[kk % 2], b[kk % 2]);
+      }
+    }
   }
   ptx::cp_async_wait_group<0>();
 

@@ -12,5 +12,6 @@ Status launch_ws(const GemmArgs& a);              // ws.cu
 Status launch_ws_persistent(const GemmArgs& a);   // ws_persistent.cu
 Status launch_ws_mcast(const GemmArgs& a);        // ws_mcast.cu
 Status launch_ws_splitk(const GemmArgs& a);       // ws_splitk.cu
+Status launch_ws_pingpong(const GemmArgs& a);     // ws_pingpong.cu
 
 }  // namespace tcgemm::sm90

@@ -37,6 +37,10 @@ std::vector<KernelInfo> sm90_kernels() {
        "ws_persistent + split-K when the tiles cannot fill the GPU (M <= 64: 64x256 tiles): fp32 partials "
        "summed in a fixed order (deterministic) by a second kernel that applies the epilogue",
        90, dtypes, layouts, accums, 128, 256, 64, 4, TCGEMM_FN(launch_ws_splitk), sass, features | kSplitK},
+      {"sm90.ws_pingpong", "sm90",
+       "ws_persistent with the consumer warpgroups on alternate 128x128 tiles (ping-pong): one's epilogue "
+       "overlaps the other's wgmma mainloop",
+       90, dtypes, layouts, accums, 128, 128, 64, 6, TCGEMM_FN(launch_ws_pingpong), sass, features},
   };
 #undef TCGEMM_FN
   return v;

@@ -21,6 +21,22 @@
 //                       slices in a fixed order (bit-identical run to run)
 //                       and applies the epilogue. M <= 64 takes a 64-row tile
 //                       (one consumer warpgroup): half the wasted MMAs.
+//   sm90.ws_pingpong    ws_persistent with the two consumer warpgroups on
+//                       alternate tiles instead of halves of one tile: each
+//                       owns a whole 128x128 tile (two m64n128k16 per k16
+//                       step, the same 128 accumulators per thread), so while
+//                       one runs its epilogue the other's wgmmas keep the
+//                       tensor cores busy. The slots of a tile are read by
+//                       one warpgroup; the other steps its pipeline state
+//                       past them (PipeState::advanced) without waiting --
+//                       but may not wait on its own tile's slots before the
+//                       other has seen every fill of the tile before: a
+//                       parity wait only tells the next phase of a barrier
+//                       from the one before it, and a state stepped past
+//                       phases that have not happened yet would read a
+//                       stale slot. So the mainloops take turns (two named
+//                       barriers, as CUTLASS's ping-pong orders its math
+//                       warpgroups); the epilogues are free to overlap.
 // Batches are a dimension of the work-unit space (sched/persistent.h) and
 // the batch coordinate of the 3-D tensor maps.
 // The consumer keeps one wgmma group in flight: after issuing K slice kt it
@@ -40,19 +56,25 @@
 namespace tcgemm::sm90 {
 
 template <int kBN, int kStages, bool kPersistent, int kClusterM, int kGroup = 8, bool kTmaStore = false,
-          int kConsumers = 2, bool kSplitK = false>
+          int kConsumers = 2, bool kSplitK = false, bool kPingPong = false>
 struct WsConfig {
-  static constexpr int CONSUMERS = kConsumers;  // warpgroups, 64 rows of the tile each
-  static constexpr int BM = 64 * CONSUMERS, BN = kBN, STAGES = kStages, CLUSTER = kClusterM;
+  static constexpr int CONSUMERS = kConsumers;  // warpgroups
+  // Cooperative: consumer cw computes rows cw*64 .. cw*64+63 of every tile.
+  // Ping-pong: each consumer computes whole tiles of M_BLOCKS m64 blocks.
+  static constexpr bool PINGPONG = kPingPong;
+  static constexpr int M_BLOCKS = PINGPONG ? 2 : 1;  // m64 row blocks per consumer
+  static constexpr int BM = PINGPONG ? 64 * M_BLOCKS : 64 * CONSUMERS, BN = kBN, STAGES = kStages;
+  static constexpr int CLUSTER = kClusterM;
   static constexpr bool PERSISTENT = kPersistent;
   static constexpr bool SPLIT_K = kSplitK;
+  // Consumer warps that read each slot (the arrivals its empty barrier counts).
+  static constexpr int READERS = (PINGPONG ? 4 : CONSUMERS * 4) * CLUSTER;
   // Epilogue: registers -> swizzled shared memory -> TMA store (true), or
   // registers -> 16-byte global stores (false).
   static constexpr bool TMA_STORE = kTmaStore;
   static constexpr int C_BOX_BYTES = 64 * 64 * 2;  // one 64x64 box of C
   static constexpr int C_BYTES = TMA_STORE ? CONSUMERS * 2 * C_BOX_BYTES : 0;  // 2 boxes per consumer
   static constexpr int THREADS = (1 + CONSUMERS) * kWarpgroup;
-  static constexpr int CONSUMER_WARPS = CONSUMERS * 4;
   static constexpr int A_BYTES = BM * kRowBytes, B_BYTES = BN * kRowBytes;
   static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
   static constexpr int SMEM = 1024 + STAGES * STAGE_BYTES + C_BYTES + sched::Pipeline<STAGES>::kBarrierBytes;
@@ -64,6 +86,8 @@ struct WsConfig {
   static constexpr int GROUP = kGroup;  // units (tile rows) per group of the grouped raster
   static_assert(SMEM <= 227 * 1024, "shared memory per block on sm_90 is 227 KB");
   static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs along M");
+  static_assert(!PINGPONG || (CONSUMERS == 2 && PERSISTENT && CLUSTER == 1 && TMA_STORE && !SPLIT_K),
+                "ping-pong: two consumers of a persistent, cluster-less, TMA-store kernel");
 };
 
 // Epilogue through TMA stores: a consumer warpgroup's m64nBN accumulators
@@ -147,9 +171,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
   const int k_tiles = (p.K + BK - 1) / BK;
 
   if (threadIdx.x == 0) {
-    // full: the producer's arrive.expect_tx; empty: every consumer warp of
-    // every CTA whose slot the producer fills.
-    pipe.init(1, Cfg::CONSUMER_WARPS * CLUSTER);
+    // full: the producer's arrive.expect_tx; empty: every consumer warp
+    // that reads the slot, in every CTA whose slot the producer fills.
+    pipe.init(1, Cfg::READERS);
     ptx::fence_mbarrier_init();
   }
   // The barriers are initialised before anyone (in the cluster) uses them.
@@ -183,9 +207,12 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     }
     __syncwarp();  // reconverge warp 0 before the aligned cluster barrier below
   } else {
-    // ---- consumer warpgroups: rows cw*64 .. cw*64+63 of every tile.
+    // ---- consumer warpgroups: rows cw*64 .. cw*64+63 of every tile, or
+    // (ping-pong) every other tile whole.
     ptx::setmaxnreg_inc<Cfg::CONSUMER_REGS>();
+    constexpr int MB = Cfg::M_BLOCKS;
     const int cw = wg - 1;
+    const int row0 = Cfg::PINGPONG ? 0 : cw * 64;  // this warpgroup's first row in the tile
     const bool leader = threadIdx.x % 32 == 0;
     // One arrival per consumer warp on the empty barrier of every CTA that
     // writes into this slot (this one, and with multicast the peer too).
@@ -199,20 +226,38 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
       }
     };
     sched::PipeState<STAGES> st, prev;
-    for (int64_t u = sch.first(worker); u < units; u = sch.next(u, workers)) {
+    int64_t mine = 0;  // units this worker has walked: ping-pong gives unit i to consumer i % 2
+    for (int64_t u = sch.first(worker); u < units; u = sch.next(u, workers), ++mine) {
       const sched::WorkUnit w = sch.work(u, rank);
       const sched::TileCoord t = w.tile;
       int kt_begin, kt_end;  // never empty: the host keeps splits <= k_tiles
       sch.k_range(k_tiles, w.split, &kt_begin, &kt_end);
-      float acc[BN / 2];
+      // Ping-pong turns: named barrier kTurn + c is "consumer c may start its
+      // mainloop" (bar.sync by c, bar.arrive by the other when its mainloop has
+      // waited on every slot of its tile, only if a next unit exists).
+      constexpr uint32_t kTurn = 3;  // 0: __syncthreads, 1-2: the epilogue barriers of the consumers
+      const bool has_next = sch.next(u, workers) < units;
+      if constexpr (Cfg::PINGPONG) {
+        if ((mine & 1) != cw) {  // the other consumer's tile: its slots go by unread
+          st = st.advanced(kt_end - kt_begin);
+          continue;
+        }
+        if (mine > 0) ptx::named_barrier_sync(kTurn + cw, 2 * kWarpgroup);
+      }
+      float acc[MB][BN / 2];
 #pragma unroll
-      for (auto& v : acc) v = 0.f;
+      for (auto& block : acc)
+#pragma unroll
+        for (auto& v : block) v = 0.f;
       for (int kt = kt_begin; kt < kt_end; ++kt) {
         pipe.consumer_wait(st);
         ptx::wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < BK / 16; ++kk)
-          wgmma<DT, BN, L>(acc, desc_k_major(a_tile(st.stage), cw * 64, kk), desc_b<L>(b_tile(st.stage), kk));
+#pragma unroll
+          for (int mb = 0; mb < MB; ++mb)
+            wgmma<DT, BN, L>(acc[mb], desc_k_major(a_tile(st.stage), row0 + mb * 64, kk),
+                             desc_b<L>(b_tile(st.stage), kk));
         ptx::wgmma_commit_group();
         if (kt > kt_begin) {
           ptx::wgmma_wait_group<1>();  // slice kt-1 is done: free its slot
@@ -221,15 +266,21 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         prev = st;
         st.advance();
       }
+      if constexpr (Cfg::PINGPONG)
+        if (has_next) ptx::named_barrier_arrive(kTurn + (cw ^ 1), 2 * kWarpgroup);
       ptx::wgmma_wait_group<0>();
       release(prev);
-      if (Cfg::SPLIT_K && p.splits > 1) {
-        store_partials<BN>(p, t.m * BM + cw * 64, t.n * BN, w.batch, w.split, acc);
-      } else if constexpr (Cfg::TMA_STORE) {
-        store_accumulators_tma<DT, BN>(p, &map_c, c_stage + cw * 2 * Cfg::C_BOX_BYTES, cw, t.m * BM + cw * 64,
-                                       t.n * BN, w.batch, acc);
-      } else {
-        store_accumulators<DT, BN>(p, t.m * BM + cw * 64, t.n * BN, w.batch, acc);
+#pragma unroll
+      for (int mb = 0; mb < MB; ++mb) {
+        const int m0 = t.m * BM + row0 + mb * 64;
+        if (Cfg::SPLIT_K && p.splits > 1) {
+          store_partials<BN>(p, m0, t.n * BN, w.batch, w.split, acc[mb]);
+        } else if constexpr (Cfg::TMA_STORE) {
+          store_accumulators_tma<DT, BN>(p, &map_c, c_stage + cw * 2 * Cfg::C_BOX_BYTES, cw, m0, t.n * BN, w.batch,
+                                         acc[mb]);
+        } else {
+          store_accumulators<DT, BN>(p, m0, t.n * BN, w.batch, acc[mb]);
+        }
       }
     }
     // The last stores must have read their staging buffer before the CTA's
