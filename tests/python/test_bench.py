@@ -27,6 +27,8 @@ def test_tiny_sweep_json(tmp_path):
         assert {"M", "N", "K", "dtype", "layout", "median_ms", "min_ms", "max_ms", "tflops", "rel_err",
                 "status"} <= set(r)
         assert r["status"] == "ok" and r["min_ms"] <= r["median_ms"] <= r["max_ms"]
+        if "vs_cublas" in r:  # cuBLAS present: the paired re-timing too
+            assert r["paired"]["rounds"] == 4 and r["vs_cublas_paired"] > 0
 
 
 def test_replot_the_committed_results_without_a_gpu(tmp_path):

@@ -21,8 +21,7 @@ namespace tcgemm::sm89 {
   X(mma_wt64, 3)               \
   X(mma_wt64, 4)               \
   X(mma_wt64_k64, 3)           \
-  X(mma_2blk, 3)                \
-  X(mma_dbuf, 3)
+  X(mma_2blk, 3)
 
 #define TCGEMM_SM89_DECLARE(variant, stages) Status launch_##variant##_s##stages(const GemmArgs& a);
 TCGEMM_SM89_ENTRIES(TCGEMM_SM89_DECLARE)
@@ -30,7 +29,8 @@ TCGEMM_SM89_ENTRIES(TCGEMM_SM89_DECLARE)
 
 // Tuning candidates (-DTCGEMM_TUNING=ON): name, then the Config parameters.
 // The first five were timed for bench/results/h200_ada_tuning.md (mma_2blk
-// graduated); the *_db ones double-buffer fragments (mma_dbuf's idea).
+// graduated); the *_db ones double-buffer fragments (Config::FRAG_DBUF: no
+// gain on the H200, bench/NOTES.md).
 #define TCGEMM_SM89_TUNING(X)                                                  \
   X(b128x128k64_w2x4_s3_2, 128, 128, 64, 2, 4, 3, true, true, true, 2)         \
   X(b128x256k64_w2x4_s4_1, 128, 256, 64, 2, 4, 4, true, true, true, 1)         \

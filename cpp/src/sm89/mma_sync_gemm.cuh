@@ -18,13 +18,14 @@
 //                   its barrier the other's MMAs keep the tensor cores busy
 //                   (measured on the H200: the barrier, not shared-memory
 //                   bandwidth, was what held the 8-warp block back)
-//   sm89.mma_dbuf   + fragments double-buffered in registers: the ldmatrix of
-//                   k16 step kk+1 is issued before the MMAs of step kk, and
-//                   the barrier that publishes the next slice is taken
-//                   before the last step's MMAs, whose operands are already
-//                   in registers, so the tensor cores have work queued
-//                   across the barrier and the loads' latency is hidden
-//                   (CUTLASS's sm80 multistage mainloop has this shape)
+// Tried and not graduated (Config::FRAG_DBUF, the sm89.x.*_db tuning
+// candidates): fragments double-buffered in registers -- step kk+1's ldmatrix
+// issued before step kk's MMAs, and the barrier that publishes the next slice
+// taken before the last step's MMAs, whose operands are already in registers
+// (the shape of CUTLASS's sm80 multistage mainloop). On the H200 it moved
+// mma_2blk by -2..+6% and the 8-warp 128x256 block by ~+3%: the loads'
+// latency was already hidden; what bounds the family is elsewhere
+// (bench/NOTES.md).
 // NN (B row-major K x N) reads B with ldmatrix.trans; TN (B stored N x K) reads
 // it plain. Edges: predicated zero-filling copies and clipped stores, so any
 // M, N, K >= 1 works. Batches: blockIdx.y is the batch (each operand's base

@@ -21,7 +21,6 @@ std::vector<KernelInfo> sm89_kernels() {
       {"mma_wt64", "+ 64x64 warp tile, 128x256 block (twice the MMAs per ldmatrix)", 128, 256, 32},
       {"mma_wt64_k64", "+ 64-deep K slice (four k16 steps between barriers)", 128, 256, 64},
       {"mma_2blk", "+ two 4-warp 128x128 blocks per SM instead of one 8-warp block: one block's MMAs cover the other's barrier waits", 128, 128, 64},
-      {"mma_dbuf", "+ fragments double-buffered in registers: step kk+1's ldmatrix before step kk's MMAs, the slice barrier before the last step's MMAs", 128, 128, 64},
   };
   std::vector<KernelInfo> v;
   auto add = [&](const char* name, const Step& s, int stages, LaunchFn fn) {
