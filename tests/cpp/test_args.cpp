@@ -69,6 +69,35 @@ int main() {
   { Status s = gemm(good(), "no.such.kernel");
     CHECK(s.code == StatusCode::invalid_argument && s.message.find("unknown kernel") != std::string::npos); }
 
+  // `auto`'s measured policy on an H200 (132 SMs), by shape class.
+  {
+    auto first = [](int64_t M, int64_t N, int64_t K, int split_k = 0, int64_t batch = 1) {
+      GemmArgs a = good();
+      a.M = M, a.N = N, a.K = K, a.split_k = split_k, a.batch = batch;
+      return std::string(auto_preference(90, a, 132).front());
+    };
+    CHECK(first(16, 8192, 8192) == "sm90.ws_splitk");      // decode, M <= 64: split K
+    CHECK(first(64, 8192, 8192) == "sm90.ws_splitk");
+    CHECK(first(128, 8192, 8192) == "sm90.ws_pingpong");   // 64 square tiles in one wave
+    CHECK(first(1000, 1000, 1000) == "sm90.ws_pingpong");
+    CHECK(first(64, 8192, 512) == "sm90.ws_pingpong");     // too short to split
+    CHECK(first(2048, 2048, 2048) == "sm90.ws_persistent"); // square tiles take two waves
+    CHECK(first(512, 8192, 8192) == "sm90.ws_persistent");
+    CHECK(first(4096, 4096, 4096) == "sm90.ws_persistent");
+    CHECK(first(128, 8192, 8192, 1) == "sm90.ws_pingpong");   // split_k=1: never split
+    CHECK(first(4096, 4096, 4096, 3) == "sm90.ws_splitk");    // asked for
+    CHECK(first(16, 8192, 8192, 1) == "sm90.ws_pingpong");
+    CHECK(first(256, 256, 256, 0, 128) == "sm90.ws_persistent");  // 128 batches: many tiles
+    for (int64_t M : {1, 16, 128, 1000, 4096}) {  // the Ada fallbacks follow the Hopper names
+      GemmArgs a = good();
+      a.M = M, a.N = a.K = 4096;
+      const auto v = auto_preference(90, a, 132);
+      CHECK(std::string(v.back()) == "sm89.mma_wt64_k64.s3");
+    }
+    CHECK(std::string(auto_preference(89, good(), 128).front()) == "sm89.mma_swz_x4.s3");
+    CHECK(auto_preference(75, good(), 40).empty());
+  }
+
   if (device_count() == 0) {
     // Without a device every kernel reports why it cannot run.
     for (const auto& kk : kernels()) CHECK(check_runnable(kk).code == StatusCode::no_device);

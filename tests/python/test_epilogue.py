@@ -221,7 +221,7 @@ def test_auto_picks_split_k_for_decode_shapes(rng):
     d = tcgemm.device_info()
     if d["cc"] != 90 or not any(k["name"] == "sm90.ws_splitk" and k["runnable"] for k in tcgemm.kernels()):
         pytest.skip("the split-K policy is measured for sm_90 (ws_splitk built and runnable)")
-    for M, N, K, want in [(16, 8192, 8192, "sm90.ws_splitk"), (128, 8192, 8192, "sm90.ws_splitk"),
+    for M, N, K, want in [(16, 8192, 8192, "sm90.ws_splitk"), (128, 8192, 8192, "sm90.ws_pingpong"),
                           (4096, 4096, 4096, "sm90.ws_persistent")]:
         da = tcgemm.DeviceArray.empty((M, K), f16)
         db = tcgemm.DeviceArray.empty((K, N), f16)

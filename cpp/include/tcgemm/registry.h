@@ -52,4 +52,9 @@ Status check_supports(const KernelInfo& k, const GemmArgs& args);
 // The kernel that `auto` picks for these arguments on the current device.
 const KernelInfo* pick_auto(const GemmArgs& args, Status* why);
 
+// The names `auto` tries first, in order, on a device of compute capability
+// `cc` with `sms` SMs (pure: the measured policy, host-tested). pick_auto
+// takes the first that is runnable and supports the arguments, else any.
+std::vector<const char*> auto_preference(int cc, const GemmArgs& args, int sms);
+
 }  // namespace tcgemm

@@ -77,29 +77,42 @@ Status check_supports(const KernelInfo& k, const GemmArgs& a) {
   return Status::Ok();
 }
 
-// Measured winners first, per device (bench/results/); the same order won at
-// every shape class measured so far (squares, skinny, odd).
+// Measured winners first, per device (bench/results/).
 // Anything runnable that supports the arguments is the fallback, in ladder
 // order from the top.
-static std::vector<const char*> preference(int cc, const GemmArgs& args, int sms) {
+std::vector<const char*> auto_preference(int cc, const GemmArgs& args, int sms) {
   if (cc == 90) {
-    // Too few output tiles to fill the GPU (decode shapes, M <= 128 against
-    // big weights): the split-K kernel, when its policy would split
-    // (sched::choose_splits with ws_splitk's tiles, 64 or 128 x 256).
-    const int64_t bm = args.M <= 64 ? 64 : 128;
-    const int64_t tiles = ceil_div(args.M, bm) * ceil_div(args.N, 256) * args.batch;
+    const std::vector<const char*> ada = {"sm89.mma_2blk.s3", "sm89.mma_wt64_k64.s3"};
+    auto then = [&](std::vector<const char*> v) {
+      v.insert(v.end(), ada.begin(), ada.end());
+      return v;
+    };
     const int k_tiles = static_cast<int>(ceil_div(args.K, 64));
-    if (args.split_k != 1 && sched::choose_splits(args.split_k, tiles, k_tiles, sms) > 1)
-      return {"sm90.ws_splitk", "sm90.ws_persistent", "sm89.mma_2blk.s3", "sm89.mma_wt64_k64.s3"};
-    // H200 (bench/results/h200_ada_tuning.md): among the mma.sync kernels the
-    // two-block 128x128x64 step wins at skinny, odd and short-K shapes and
-    // ties the 128x256 one on large squares.
-    // Hopper family first (bench/results/h200.md): the persistent kernel
-    // (1.03-1.05x cuBLAS at 4096^3, 0.98-1.00x at 8192^3 under the power
-    // limit), then the multicast one (as fast at 4096^3, less steady at
-    // 8192^3); the Ada kernels cover what the Hopper family does not take
-    // (f16 accumulation).
-    return {"sm90.ws_persistent", "sm90.ws_mcast", "sm89.mma_2blk.s3", "sm89.mma_wt64_k64.s3"};
+    if (args.split_k > 1) return then({"sm90.ws_splitk"});  // asked for by the caller
+    // Too few 128x256 tiles to fill the GPU (decode shapes, small squares).
+    // M <= 64 against big weights: the split-K kernel, when its policy would
+    // split (sched::choose_splits with ws_splitk's 64 x 256 tile): 1.04-1.08x
+    // cuBLAS at M = 16, 0.90-0.95x at M = 64 (bench/results/h200_sweep.md).
+    if (args.M <= 64 && args.split_k != 1 &&
+        sched::choose_splits(args.split_k, ceil_div(args.N, 256) * args.batch, k_tiles, sms) > 1)
+      return then({"sm90.ws_splitk", "sm90.ws_persistent"});
+    // Otherwise, while even the 128x128 tiles fit in one wave, the ping-pong
+    // kernel's tiles put twice the CTAs to work: M = 128 against 8192^2
+    // weights 0.97-0.98x cuBLAS (split-K 0.82x, 128x256 tiles 0.58x), 1000^3
+    // 1.21-1.33x (ws_persistent 1.00-1.04x). Once they take two waves
+    // (2048^3, 512 x 8192^2) the 128x256 tiles are as fast or faster.
+    const int64_t wide_tiles = ceil_div(args.M, 128) * ceil_div(args.N, 256) * args.batch;
+    const int64_t square_tiles = ceil_div(args.M, 128) * ceil_div(args.N, 128) * args.batch;
+    if (wide_tiles < sms && square_tiles <= sms) return then({"sm90.ws_pingpong", "sm90.ws_persistent"});
+    // Split-K with 128-row tiles where that policy splits and the square
+    // tiles would take more than one wave.
+    if (args.split_k != 1 && sched::choose_splits(args.split_k, wide_tiles, k_tiles, sms) > 1)
+      return then({"sm90.ws_splitk", "sm90.ws_persistent"});
+    // Enough tiles: the persistent kernel (1.03-1.05x cuBLAS at 4096^3,
+    // 1.01-1.06x at 8192^3 paired with cuBLAS at the same clocks), then the
+    // multicast one. The Ada kernels cover what the Hopper family does not
+    // take (f16 accumulation).
+    return then({"sm90.ws_persistent", "sm90.ws_mcast"});
   }
   // sm_89: until measured on an Ada card, the seed's RTX 4090 figures stand
   // in: the A&B-swizzled x4 variant was fastest from 4096^3 up.
@@ -112,7 +125,7 @@ const KernelInfo* pick_auto(const GemmArgs& args, Status* why) {
   Status s = current_device(&dev);
   if (!s.ok()) return *why = s, nullptr;
   auto usable = [&](const KernelInfo& k) { return check_runnable(k).ok() && check_supports(k, args).ok(); };
-  for (const char* name : preference(dev.cc, args, dev.sm_count)) {
+  for (const char* name : auto_preference(dev.cc, args, dev.sm_count)) {
     const KernelInfo* k = find_kernel(name);
     if (k && usable(*k)) return k;
   }
