@@ -501,7 +501,12 @@ def plot(result, out_dir) -> list:
             sel = [r for r in rows if r["dtype"] == dname and r["layout"] == layout]
             if not sel:
                 continue
-            fig, ax = plt.subplots(figsize=(11, 5.5))
+            # With paired re-timings, a second panel: each kernel's time against
+            # cuBLAS's at the same clocks (the TFLOPS panel mixes clocks when the
+            # GPU throttles between rows).
+            paired = any(r.get("vs_cublas_paired") for r in sel)
+            fig, axes = plt.subplots(1, 2 if paired else 1, figsize=(16 if paired else 11, 5.5), squeeze=False)
+            ax = axes[0][0]
             names = list(dict.fromkeys(r["kernel"] for r in sel))
             for name in names:
                 pts = sorted((r["M"], r["tflops"]) for r in sel if r["kernel"] == name)
@@ -515,14 +520,26 @@ def plot(result, out_dir) -> list:
                     style = dict(color=cmap(0.1 + 0.75 * i / max(1, len(same) - 1)), linestyle=styles[i % 4],
                                  marker="o", linewidth=1.6)
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], label=name, **style)
-            ax.set_xscale("log", base=2)
-            ax.set_xticks(sorted({r["M"] for r in sel}))
-            ax.get_xaxis().set_major_formatter(matplotlib.ticker.ScalarFormatter())
-            ax.set_xlabel("M = N = K")
+                if paired:
+                    rp = sorted((r["M"], r["vs_cublas_paired"]) for r in sel
+                                if r["kernel"] == name and r.get("vs_cublas_paired"))
+                    if name.startswith("cuBLAS"):
+                        rp = [(m, 1.0) for m, _ in pts]
+                    axes[0][1].plot([p[0] for p in rp], [p[1] for p in rp], **style)
+            for a in [x for x in axes[0]]:
+                a.set_xscale("log", base=2)
+                a.set_xticks(sorted({r["M"] for r in sel if r["M"] & (r["M"] - 1) == 0}) or sorted({r["M"] for r in sel}))
+                a.get_xaxis().set_major_formatter(matplotlib.ticker.ScalarFormatter())
+                a.set_xlabel("M = N = K")
+                a.grid(True, alpha=0.3)
             ax.set_ylabel("TFLOPS")
             ax.set_title(f"{result['environment'].get('gpu')}: {dname}, B {layout} (cuBLAS in black)")
-            ax.grid(True, alpha=0.3)
-            ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
+            if paired:
+                axes[0][1].set_ylabel("speed vs cuBLAS, paired (same clocks)")
+                axes[0][1].set_title("ratio to cuBLAS timed in alternating chunks")
+                axes[0][1].legend(handles=ax.get_lines(), fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
+            else:
+                ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
             path = os.path.join(out_dir, f"{dname}_{layout}.png")
             fig.tight_layout()
             fig.savefig(path, dpi=110)
