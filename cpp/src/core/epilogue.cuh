@@ -49,46 +49,29 @@ __device__ __forceinline__ float load_bias(const Epilogue& e, int col) {
 }
 
 // What an output pair (row, col), (row, col + 1) reads besides its
-// accumulators: bias (zero where absent or past N) and beta * S (zero where
-// absent or outside M x N; S is read only when beta != 0). Split from the
-// arithmetic so that a store loop
+// accumulators: bias and beta * S, zero where absent or outside M x N (S is
+// read only when beta != 0). Split from the arithmetic so that a store loop
 // can issue all of a row-block's loads before it uses any: one memory
 // latency per block instead of one per element.
 struct PairInputs {
   float add0 = 0.f, add1 = 0.f;  // bias + beta * S
 };
 
-// bias[col], bias[col + 1]: zero without a bias or past N. A bias is per
-// column, so a thread holding both rows of a fragment loads it once for both;
-// rows past M get it too, and are never stored.
-__device__ __forceinline__ float2 epilogue_bias(const Epilogue& e, int col, int N) {
-  float2 b = make_float2(0.f, 0.f);
-  if (e.bias) {
-    if (col < N) b.x = load_bias(e, col);
-    if (col + 1 < N) b.y = load_bias(e, col + 1);
-  }
-  return b;
-}
-
-// The pair's inputs given its bias: + beta * S, read inside M x N only.
 template <DType DT>
-__device__ __forceinline__ PairInputs epilogue_inputs(const Epilogue& e, int row, int col, int M, int N, int64_t b,
-                                                      float2 bias) {
+__device__ __forceinline__ PairInputs epilogue_inputs(const Epilogue& e, int row, int col, int M, int N, int64_t b) {
   using T = typename Element<DT>::T;
   PairInputs in;
-  in.add0 = bias.x, in.add1 = bias.y;
+  const bool ok0 = row < M && col < N, ok1 = row < M && col + 1 < N;
+  if (e.bias) {
+    if (ok0) in.add0 = load_bias(e, col);
+    if (ok1) in.add1 = load_bias(e, col + 1);
+  }
   if (e.beta != 0.f) {
-    const bool ok0 = row < M && col < N, ok1 = row < M && col + 1 < N;
     const T* s = static_cast<const T*>(e.source) + b * e.batch_stride_source + static_cast<int64_t>(row) * e.ld_source;
     if (ok0) in.add0 = fmaf(e.beta, static_cast<float>(s[col]), in.add0);
     if (ok1) in.add1 = fmaf(e.beta, static_cast<float>(s[col + 1]), in.add1);
   }
   return in;
-}
-
-template <DType DT>
-__device__ __forceinline__ PairInputs epilogue_inputs(const Epilogue& e, int row, int col, int M, int N, int64_t b) {
-  return epilogue_inputs<DT>(e, row, col, M, N, b, epilogue_bias(e, col, N));
 }
 
 template <DType DT>

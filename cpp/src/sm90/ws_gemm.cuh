@@ -116,13 +116,11 @@ __device__ __forceinline__ void store_accumulators_tma(const Params& p, const CU
       PairInputs in[8][2];
       if constexpr (!kPlain) {
 #pragma unroll
-        for (int j = 0; j < 8; ++j) {
-          const int col = col0 + (q * 8 + j) * 8 + 2 * (lane % 4);
-          const float2 bias = epilogue_bias(p.ep, col, p.N);  // both rows h share the column pair
+        for (int j = 0; j < 8; ++j)
 #pragma unroll
           for (int h = 0; h < 2; ++h)
-            in[j][h] = epilogue_inputs<DT>(p.ep, row0 + warp * 16 + lane / 4 + 8 * h, col, p.M, p.N, batch, bias);
-        }
+            in[j][h] = epilogue_inputs<DT>(p.ep, row0 + warp * 16 + lane / 4 + 8 * h,
+                                           col0 + (q * 8 + j) * 8 + 2 * (lane % 4), p.M, p.N, batch);
       }
       if (issuer) ptx::bulk_wait_group_read<1>();  // the store that last used this box is done reading it
       ptx::named_barrier_sync(bar_id, kWarpgroup);
