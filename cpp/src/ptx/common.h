@@ -13,4 +13,17 @@ TCGEMM_DEVICE uint32_t smem_addr(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
 
+// Plain shared-memory accesses by .shared address (PTX ISA: ld, st). Volatile
+// with a memory clobber: the callers order them with named barriers, and the
+// compiler must not move them across those.
+TCGEMM_DEVICE void st_shared_b32(uint32_t addr, uint32_t v) {
+  asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+}
+TCGEMM_DEVICE void st_shared_f32(uint32_t addr, float v) {
+  asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(addr), "f"(v) : "memory");
+}
+TCGEMM_DEVICE void ld_shared_v2_f32(uint32_t addr, float* x, float* y) {
+  asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(*x), "=f"(*y) : "r"(addr) : "memory");
+}
+
 }  // namespace tcgemm::ptx

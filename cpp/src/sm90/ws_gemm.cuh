@@ -74,10 +74,12 @@ struct WsConfig {
   static constexpr bool TMA_STORE = kTmaStore;
   static constexpr int C_BOX_BYTES = 64 * 64 * 2;  // one 64x64 box of C
   static constexpr int C_BYTES = TMA_STORE ? CONSUMERS * 2 * C_BOX_BYTES : 0;  // 2 boxes per consumer
+  static constexpr int BIAS_BYTES = TMA_STORE ? CONSUMERS * 64 * 4 : 0;  // a quarter's fp32 bias per consumer
   static constexpr int THREADS = (1 + CONSUMERS) * kWarpgroup;
   static constexpr int A_BYTES = BM * kRowBytes, B_BYTES = BN * kRowBytes;
   static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
-  static constexpr int SMEM = 1024 + STAGES * STAGE_BYTES + C_BYTES + sched::Pipeline<STAGES>::kBarrierBytes;
+  static constexpr int SMEM =
+      1024 + STAGES * STAGE_BYTES + C_BYTES + BIAS_BYTES + sched::Pipeline<STAGES>::kBarrierBytes;
   // 128 * 40 + 256 * 232 <= 65536 registers of the SM.
   static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
   // setmaxnreg.inc may only raise a warp's count (PTX ISA: setmaxnreg); ptxas
@@ -98,23 +100,44 @@ struct WsConfig {
 // conflict-free), then one thread stores the box with cp.async.bulk.tensor,
 // which clips at the matrix edges. A box is reused two quarters later, after
 // its store has finished reading it (bulk wait_group.read 1).
+// With a bias and no C (EpiBiasAct) the quarter's 64 bias values go through
+// the warpgroup's 256-byte bias slot: the thread that holds column c of the
+// tile (BiasHeld, loaded before the mainloop) writes it there, and the
+// barrier that orders the staging box orders the slot too; each thread then
+// reads one fp32 pair per n8 block for both of its rows. The slot is written
+// only after the quarter before has passed its second barrier, when every
+// read of it is done.
+template <int BN>
+struct BiasHeld {
+  float v[BN / 128];  // columns t and t + 128 of the tile, thread t of the warpgroup
+};
+
+template <int BN>
+__device__ __forceinline__ BiasHeld<BN> load_bias_held(const Epilogue& e, int64_t col0, int64_t N) {
+  BiasHeld<BN> h;
+  const int t = threadIdx.x % kWarpgroup;
+#pragma unroll
+  for (int r = 0; r < BN / 128; ++r) h.v[r] = bias_or_zero(e, col0 + t + 128 * r, N);
+  return h;
+}
+
 template <DType DT, int BN>
 __device__ __forceinline__ void store_accumulators_tma(const Params& p, const CUtensorMap* map_c, uint32_t boxes,
-                                                       int cw, int row0, int col0, int batch,
-                                                       const float (&acc)[BN / 2]) {
+                                                       uint32_t bias_slot, const BiasHeld<BN>& bias, int cw, int row0,
+                                                       int col0, int batch, const float (&acc)[BN / 2]) {
   constexpr int kBoxBytes = 64 * 64 * 2;
-  const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
-  const bool issuer = threadIdx.x % kWarpgroup == 0;
+  const int t = threadIdx.x % kWarpgroup, lane = t % 32, warp = t / 32;
+  const bool issuer = t == 0;
   const uint32_t bar_id = 1 + cw;  // named barrier of this warpgroup (0 is __syncthreads)
-  with_epilogue(p.ep, [&](auto plain) {
-    constexpr bool kPlain = decltype(plain)::value;
+  with_epilogue_kind(p.ep, [&](auto kind) {
+    using Kind = decltype(kind);
 #pragma unroll
     for (int q = 0; q < BN / 64; ++q) {
       const uint32_t box = boxes + (q % 2) * kBoxBytes;
-      // The quarter's bias / source values first, all loads in flight at
-      // once (core/epilogue.cuh: PairInputs); then the arithmetic.
+      // EpiGeneral: the quarter's bias / source values first, all loads in
+      // flight at once (core/epilogue.cuh: PairInputs); then the arithmetic.
       PairInputs in[8][2];
-      if constexpr (!kPlain) {
+      if constexpr (std::is_same_v<Kind, EpiGeneral>) {
 #pragma unroll
         for (int j = 0; j < 8; ++j)
 #pragma unroll
@@ -122,8 +145,14 @@ __device__ __forceinline__ void store_accumulators_tma(const Params& p, const CU
             in[j][h] = epilogue_inputs<DT>(p.ep, row0 + warp * 16 + lane / 4 + 8 * h,
                                            col0 + (q * 8 + j) * 8 + 2 * (lane % 4), p.M, p.N, batch);
       }
+      if constexpr (is_bias_act<Kind>)
+        if (t / 64 == q % 2) ptx::st_shared_f32(bias_slot + (t % 64) * 4, bias.v[q / 2]);
       if (issuer) ptx::bulk_wait_group_read<1>();  // the store that last used this box is done reading it
       ptx::named_barrier_sync(bar_id, kWarpgroup);
+      float bq[8][2] = {};  // this thread's column pair of each n8 block, read before any arithmetic
+      if constexpr (is_bias_act<Kind>)
+#pragma unroll
+        for (int j = 0; j < 8; ++j) ptx::ld_shared_v2_f32(bias_slot + (j * 8 + 2 * (lane % 4)) * 4, &bq[j][0], &bq[j][1]);
 #pragma unroll
       for (int j = 0; j < 8; ++j) {  // n8 blocks of this quarter
         const int blk = q * 8 + j;
@@ -134,9 +163,15 @@ __device__ __forceinline__ void store_accumulators_tma(const Params& p, const CU
           const uint32_t addr = box + r * 128 + ((((byte >> 4) ^ (r & 7)) << 4) | (byte & 15));
           const float v0 = acc[blk * 4 + 2 * h], v1 = acc[blk * 4 + 2 * h + 1];
           uint32_t v;
-          if constexpr (kPlain) v = Element<DT>::pack(v0, v1);
-          else v = epilogue_finish<DT>(p.ep, v0, v1, in[j][h]);
-          asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+          if constexpr (std::is_same_v<Kind, EpiPlain>) {
+            v = Element<DT>::pack(v0, v1);
+          } else if constexpr (is_bias_act<Kind>) {
+            v = Element<DT>::pack(activate<Kind::act>(fmaf(p.ep.alpha, v0, bq[j][0])),
+                                  activate<Kind::act>(fmaf(p.ep.alpha, v1, bq[j][1])));
+          } else {
+            v = epilogue_finish<DT>(p.ep, v0, v1, in[j][h]);
+          }
+          ptx::st_shared_b32(addr, v);
         }
       }
       ptx::fence_proxy_async_shared();  // generic-proxy writes -> visible to the TMA store
@@ -158,7 +193,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
   extern __shared__ __align__(1024) uint8_t smem[];
   const uint32_t base = align_1024(ptx::smem_addr(smem));
   const uint32_t c_stage = base + STAGES * Cfg::STAGE_BYTES;  // TMA-store staging (C_BYTES)
-  const sched::Pipeline<STAGES> pipe{c_stage + Cfg::C_BYTES};
+  const uint32_t bias_slots = c_stage + Cfg::C_BYTES;         // BIAS_BYTES
+  const sched::Pipeline<STAGES> pipe{bias_slots + Cfg::BIAS_BYTES};
   auto a_tile = [&](int s) { return base + s * Cfg::STAGE_BYTES; };
   auto b_tile = [&](int s) { return base + s * Cfg::STAGE_BYTES + Cfg::A_BYTES; };
 
@@ -244,6 +280,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         }
         if (mine > 0) ptx::named_barrier_sync(kTurn + cw, 2 * kWarpgroup);
       }
+      // The tile's bias for a bias-only epilogue, loaded now so that its
+      // latency hides behind the mainloop (a uniform branch per tile).
+      BiasHeld<BN> bias = {};
+      if (Cfg::TMA_STORE && !(Cfg::SPLIT_K && p.splits > 1) && p.ep.bias && is_bias_act_form(p.ep))
+        bias = load_bias_held<BN>(p.ep, static_cast<int64_t>(t.n) * BN, p.N);
       float acc[MB][BN / 2];
 #pragma unroll
       for (auto& block : acc)
@@ -276,8 +317,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         if (Cfg::SPLIT_K && p.splits > 1) {
           store_partials<BN>(p, m0, t.n * BN, w.batch, w.split, acc[mb]);
         } else if constexpr (Cfg::TMA_STORE) {
-          store_accumulators_tma<DT, BN>(p, &map_c, c_stage + cw * 2 * Cfg::C_BOX_BYTES, cw, m0, t.n * BN, w.batch,
-                                         acc[mb]);
+          store_accumulators_tma<DT, BN>(p, &map_c, c_stage + cw * 2 * Cfg::C_BOX_BYTES, bias_slots + cw * 64 * 4,
+                                         bias, cw, m0, t.n * BN, w.batch, acc[mb]);
         } else {
           store_accumulators<DT, BN>(p, m0, t.n * BN, w.batch, acc[mb]);
         }
