@@ -52,6 +52,16 @@ static int copy_conflicts() {
   return worst;
 }
 
+// The address iterators (Config::ADDR_ITER) step a thread's offsets by whole
+// multiples of `period` rows and add a constant: the XOR must repeat there.
+template <class Tile>
+static bool periodic() {
+  for (int r = 0; r + Tile::period < Tile::rows; ++r)
+    for (int c = 0; c < Tile::chunks; ++c)
+      if (Tile::offset(r + Tile::period, c) != Tile::offset(r, c) + Tile::period * Tile::row_bytes) return false;
+  return true;
+}
+
 int main() {
   // A tiles and TN B tiles: 128 rows of BK = 16 or 32 elements.
   using A16 = SmemTile<128, 2, true>;
@@ -81,6 +91,12 @@ int main() {
   CHECK((ldmatrix_conflicts<SmemTile<128, 2, false>>() == 2));
   CHECK((ldmatrix_conflicts<SmemTile<128, 4, false>>() == 4));
   CHECK((ldmatrix_conflicts<SmemTile<16, 16, false>>() == 8));
+
+  CHECK(periodic<A16>() && periodic<A32>() && periodic<A64>() && periodic<BNN16>() && periodic<BNN32>());
+  CHECK((periodic<SmemTile<64, 32, true>>()));  // NN B of a 256-wide tile, BK = 64
+  CHECK((periodic<SmemTile<128, 2, false>>()));
+  // ... and with a shorter step it does not: the period is the smallest one.
+  CHECK(!(A64::offset(4, 0) == A64::offset(0, 0) + 4 * A64::row_bytes));
 
   // Swizzling permutes chunks only within a row.
   for (int r = 0; r < 128; ++r)

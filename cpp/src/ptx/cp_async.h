@@ -14,6 +14,18 @@ TCGEMM_DEVICE void cp_async_cg_16(uint32_t dst_smem, const void* src, uint32_t s
                : "memory");
 }
 
+// The same for a chunk that is either whole or absent: with `zero_fill`
+// nothing is read (PTX: the ignore-src predicate) and 16 zero bytes are
+// written, without the address arithmetic a byte count costs (SASS encodes
+// it in the source address).
+TCGEMM_DEVICE void cp_async_cg_16_or_zero(uint32_t dst_smem, const void* src, bool zero_fill) {
+  asm volatile(
+      "{\n .reg .pred z;\n setp.ne.b32 z, %2, 0;\n"
+      " cp.async.cg.shared.global.L2::128B [%0], [%1], 16, z;\n}\n" ::"r"(dst_smem),
+      "l"(src), "r"(static_cast<uint32_t>(zero_fill))
+      : "memory");
+}
+
 TCGEMM_DEVICE void cp_async_commit_group() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 
 // Wait until at most N of this thread's committed groups are still in flight.

@@ -51,7 +51,7 @@
 namespace tcgemm::sm89 {
 
 template <int kBM, int kBN, int kBK, int kWarpsM, int kWarpsN, int kStages, bool kSwizzleA, bool kSwizzleB,
-          bool kBx4, int kMinBlocks, bool kFragDoubleBuffer = false>
+          bool kBx4, int kMinBlocks, bool kFragDoubleBuffer = false, bool kAddrIter = false>
 struct Config {
   static constexpr int BM = kBM, BN = kBN, BK = kBK;
   static constexpr int STAGES = kStages;
@@ -68,11 +68,15 @@ struct Config {
   // tile needs more (128 accumulators alone) and runs one block per SM.
   static constexpr int MIN_BLOCKS = kMinBlocks;
   static constexpr bool FRAG_DBUF = kFragDoubleBuffer;
+  // Address iterators: every shared offset and global address a thread uses
+  // is computed once per block and stepped by constants (below, CopyPlan).
+  static constexpr bool ADDR_ITER = kAddrIter;
   static constexpr int K_STEPS = BK / 16;  // k16 MMA steps per K slice
   static_assert(STAGES >= 2, "the pipeline needs at least two stages");
   static_assert(!FRAG_DBUF || K_STEPS % 2 == 0, "double-buffered fragments: an even number of k16 steps per slice");
   static_assert(BK % 16 == 0, "BK is a whole number of k16 MMA steps");
   static_assert(NT % 4 == 0, "the epilogue hands each lane of a quad one n8 fragment of every 4");
+  static_assert(!ADDR_ITER || (B_X4 && !FRAG_DBUF), "address iterators are written for ldmatrix.x4 B loads");
 
   using ATile = SmemTile<BM, BK / 8, SWIZZLE_A>;  // BM rows of K
   template <Layout L>  // TN: BN rows of K;  NN: BK rows of N
@@ -131,6 +135,29 @@ __device__ __forceinline__ void copy_chunk(uint32_t dst, const T* base, int64_t 
   ptx::cp_async_cg_16(dst, src, bytes);
 }
 
+// ADDR_ITER: how one thread copies its share of a (rows x chunks) tile.
+// Thread t copies chunk t % chunks of rows t / chunks + i * RSTEP: the chunk
+// column never changes, the global address steps by RSTEP rows per copy, and
+// the shared offset by RSTEP rows, a multiple of the swizzle's period, i.e. a
+// constant the compiler folds into the instruction (SmemTile::period).
+template <class Tile, int kThreads>
+struct CopyPlan {
+  static constexpr int RSTEP = kThreads / Tile::chunks, ITERS = Tile::rows / RSTEP;
+  static_assert(kThreads % Tile::chunks == 0 && Tile::rows % RSTEP == 0, "whole rows per pass, whole passes");
+  static_assert(RSTEP % Tile::period == 0, "rows RSTEP apart share the swizzle");
+  static_assert(ITERS <= 32, "row-valid flags are one 32-bit mask");
+  static __device__ __forceinline__ int row0() { return threadIdx.x / Tile::chunks; }
+  static __device__ __forceinline__ int chunk() { return threadIdx.x % Tile::chunks; }
+  static __device__ __forceinline__ uint32_t offset(int i) {
+    return Tile::offset(row0(), chunk()) + i * RSTEP * Tile::row_bytes;
+  }
+};
+
+// Bytes of a 16-byte chunk that lie before `limit` (elements from the chunk's first).
+__device__ __forceinline__ uint32_t chunk_bytes(int left) {
+  return left >= 8 ? 16u : left > 0 ? uint32_t(left) * 2u : 0u;
+}
+
 template <class Cfg, DType DT, Accum ACC, Layout L>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_kernel(const Params p) {
   using T = typename Element<DT>::T;
@@ -170,6 +197,90 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
     }
   };
 
+  // ---- ADDR_ITER: the same copies from per-thread state set up once.
+  // K runs along A's rows (and TN B's); NN B's rows are K. A row outside the
+  // matrix or a chunk past its end copies 0 bytes (zero fill) from a valid
+  // address, as copy_chunk does.
+  using PlanA = CopyPlan<ATile, Cfg::THREADS>;
+  using PlanB = CopyPlan<BTile, Cfg::THREADS>;
+  const T* a_src = nullptr;
+  const T* b_src = nullptr;
+  // Rows of copy i: a_row + i * RSTEP (of M), b_row + i * RSTEP (of N for TN,
+  // of the slice's K for NN).
+  const int a_row = m0 + PlanA::row0(), b_row = (L == Layout::TN ? n0 : 0) + PlanB::row0();
+  uint32_t b_cols = 0;  // NN: bytes of this thread's chunk inside N
+  if constexpr (Cfg::ADDR_ITER) {
+    a_src = A + static_cast<int64_t>(a_row) * p.lda + PlanA::chunk() * 8;
+    if constexpr (L == Layout::TN) {
+      b_src = B + static_cast<int64_t>(b_row) * p.ldb + PlanB::chunk() * 8;
+    } else {
+      b_src = B + static_cast<int64_t>(b_row) * p.ldb + n0 + PlanB::chunk() * 8;
+      b_cols = chunk_bytes(p.N - (n0 + PlanB::chunk() * 8));
+    }
+  }
+  auto load_slice_iter = [&](int stage, int k_tile) {
+    const int k0 = k_tile * BK;
+    const uint32_t a_dst = smem_a + stage * ATile::bytes, b_dst = smem_b + stage * BTile::bytes;
+    if (k0 + BK <= p.K) {
+      // Every slice but a ragged last one: each chunk is whole or outside M/N
+      // (rows past the matrix are zero-filled and their address never read).
+#pragma unroll
+      for (int i = 0; i < PlanA::ITERS; ++i)
+        ptx::cp_async_cg_16_or_zero(a_dst + PlanA::offset(i),
+                                    a_src + k0 + static_cast<int64_t>(i * PlanA::RSTEP) * p.lda,
+                                    a_row + i * PlanA::RSTEP >= p.M);
+      if constexpr (L == Layout::TN) {
+#pragma unroll
+        for (int i = 0; i < PlanB::ITERS; ++i)
+          ptx::cp_async_cg_16_or_zero(b_dst + PlanB::offset(i),
+                                      b_src + k0 + static_cast<int64_t>(i * PlanB::RSTEP) * p.ldb,
+                                      b_row + i * PlanB::RSTEP >= p.N);
+      } else if (b_cols == 16) {
+        const T* slice = b_src + static_cast<int64_t>(k0) * p.ldb;
+#pragma unroll
+        for (int i = 0; i < PlanB::ITERS; ++i)
+          ptx::cp_async_cg_16_or_zero(b_dst + PlanB::offset(i), slice + static_cast<int64_t>(i * PlanB::RSTEP) * p.ldb,
+                                      false);
+      } else {
+        const T* slice = b_src + static_cast<int64_t>(k0) * p.ldb;
+#pragma unroll
+        for (int i = 0; i < PlanB::ITERS; ++i)
+          ptx::cp_async_cg_16(b_dst + PlanB::offset(i), b_cols ? slice + static_cast<int64_t>(i * PlanB::RSTEP) * p.ldb : B,
+                              b_cols);
+      }
+      return;
+    }
+    const uint32_t a_k = chunk_bytes(p.K - (k0 + PlanA::chunk() * 8));
+#pragma unroll
+    for (int i = 0; i < PlanA::ITERS; ++i) {
+      const uint32_t bytes = a_row + i * PlanA::RSTEP < p.M ? a_k : 0u;
+      const T* src = a_src + k0 + static_cast<int64_t>(i * PlanA::RSTEP) * p.lda;
+      ptx::cp_async_cg_16(a_dst + PlanA::offset(i), bytes ? src : A, bytes);
+    }
+    if constexpr (L == Layout::TN) {
+      const uint32_t b_k = chunk_bytes(p.K - (k0 + PlanB::chunk() * 8));
+#pragma unroll
+      for (int i = 0; i < PlanB::ITERS; ++i) {
+        const uint32_t bytes = b_row + i * PlanB::RSTEP < p.N ? b_k : 0u;
+        const T* src = b_src + k0 + static_cast<int64_t>(i * PlanB::RSTEP) * p.ldb;
+        ptx::cp_async_cg_16(b_dst + PlanB::offset(i), bytes ? src : B, bytes);
+      }
+    } else {
+      const T* slice = b_src + static_cast<int64_t>(k0) * p.ldb;
+#pragma unroll
+      for (int i = 0; i < PlanB::ITERS; ++i) {
+        const uint32_t bytes = k0 + b_row + i * PlanB::RSTEP < p.K ? b_cols : 0u;
+        const T* src = slice + static_cast<int64_t>(i * PlanB::RSTEP) * p.ldb;
+        ptx::cp_async_cg_16(b_dst + PlanB::offset(i), bytes ? src : B, bytes);
+      }
+    }
+  };
+
+  auto load = [&](int stage, int k_tile) {
+    if constexpr (Cfg::ADDR_ITER) load_slice_iter(stage, k_tile);
+    else load_slice(stage, k_tile);
+  };
+
   Accumulator<ACC> acc[MT][NT];
 #pragma unroll
   for (int i = 0; i < MT; ++i)
@@ -181,9 +292,37 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
   // ---- shared -> registers: the A and B fragments of k16 step kk of slot `stage`.
   using AFrag = uint32_t[MT][4];
   using BFrag = uint32_t[NT][2];
+  // ADDR_ITER: this lane's ldmatrix offsets, per k16 step (A, TN B) or per
+  // pair of n8 fragments (NN B); fragment i (j) adds i * 16 (j * 8) rows and
+  // NN step kk adds kk * 16 rows, multiples of the swizzle period.
+  uint32_t a_frag[Cfg::K_STEPS] = {}, b_frag[L == Layout::TN ? Cfg::K_STEPS : NT / 2] = {};
+  if constexpr (Cfg::ADDR_ITER) {
+#pragma unroll
+    for (int kk = 0; kk < Cfg::K_STEPS; ++kk) {
+      a_frag[kk] = ATile::offset(warp_m * Cfg::WM + (lane & 15), kk * 2 + (lane >> 4));
+      if constexpr (L == Layout::TN)
+        b_frag[kk] = BTile::offset(warp_n * Cfg::WN + (lane & 7) + ((lane >> 4) << 3), kk * 2 + ((lane >> 3) & 1));
+    }
+    if constexpr (L == Layout::NN)
+#pragma unroll
+      for (int j = 0; j < NT; j += 2)
+        b_frag[j / 2] = BTile::offset((lane & 7) + (((lane >> 3) & 1) << 3), (warp_n * Cfg::WN + j * 8) / 8 + (lane >> 4));
+  }
   auto load_fragments = [&](int stage, int kk, AFrag& a, BFrag& b) {
     const uint32_t a_src = smem_a + stage * ATile::bytes;
     const uint32_t b_src = smem_b + stage * BTile::bytes;
+    if constexpr (Cfg::ADDR_ITER) {
+#pragma unroll
+      for (int i = 0; i < MT; ++i) ptx::ldmatrix_x4(a[i], a_src + a_frag[kk] + i * 16 * ATile::row_bytes);
+#pragma unroll
+      for (int j = 0; j < NT; j += 2) {
+        uint32_t r[4];
+        if constexpr (L == Layout::TN) ptx::ldmatrix_x4(r, b_src + b_frag[kk] + j * 8 * BTile::row_bytes);
+        else ptx::ldmatrix_x4_trans(r, b_src + b_frag[j / 2] + kk * 16 * BTile::row_bytes);
+        b[j][0] = r[0], b[j][1] = r[1], b[j + 1][0] = r[2], b[j + 1][1] = r[3];
+      }
+      return;
+    }
     // A fragment (16x16): lanes 0-15 address rows 0-15 at k 0-7, lanes
     // 16-31 the same rows at k 8-15 -> registers a0..a3 in mma order.
 #pragma unroll
@@ -245,7 +384,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
   const int k_tiles = (p.K + BK - 1) / BK;
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
-    if (s < k_tiles) load_slice(s, s);
+    if (s < k_tiles) load(s, s);
     ptx::cp_async_commit_group();
   }
   if constexpr (!Cfg::FRAG_DBUF) {
@@ -255,7 +394,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
       // (kt-1) % STAGES, which the load below overwrites.
       __syncthreads();
       const int next = kt + STAGES - 1;
-      if (next < k_tiles) load_slice(next % STAGES, next);
+      if (next < k_tiles) load(next % STAGES, next);
       ptx::cp_async_commit_group();
 #pragma unroll
       for (int kk = 0; kk < Cfg::K_STEPS; ++kk) {
@@ -275,7 +414,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
       // Slot (kt-1) % STAGES was last read before the barrier of iteration
       // kt-1 (see below), so it may be overwritten now.
       const int next = kt + STAGES - 1;
-      if (next < k_tiles) load_slice(next % STAGES, next);
+      if (next < k_tiles) load(next % STAGES, next);
       ptx::cp_async_commit_group();
 #pragma unroll
       for (int kk = 0; kk < Cfg::K_STEPS; ++kk) {

@@ -32,6 +32,12 @@ struct SmemTile {
   // and how many consecutive rows share one 128-byte line.
   static constexpr int span = kChunks < 8 ? kChunks : 8;
   static constexpr int row_shift = ilog2(8 / span);
+  // Rows after which the XOR pattern repeats (span << row_shift = 8 lines'
+  // worth of groups): offset(r + period, c) = offset(r, c) + period rows, so a
+  // thread's addresses for rows a multiple of `period` apart differ by a
+  // constant (what the address iterators of Config::ADDR_ITER rely on).
+  static constexpr int period = kSwizzle ? 8 : 1;
+  static constexpr int row_bytes = kChunks * 16;
 
   // Physical chunk of logical (row, chunk).
   static TCGEMM_SCHED_FN int chunk_at(int row, int chunk) {
