@@ -40,8 +40,11 @@ for k in ${SANITIZE:-sm90. mma_2blk}; do
 done
 # 3. Benchmarks.
 if [ -n "${SKIP_BENCH:-}" ]; then (cd $OUT && tar czf logs.tgz logs && rm -rf logs); exit 0; fi
+set -f  # BENCH_KERNELS holds glob patterns for the bench, not for the shell
 timeout ${BENCH1_TIMEOUT:-150} python3 -m tcgemm bench --shapes 4096 8192 --dtypes fp16 bf16 --layouts TN NN --iters 20 \
-  --kernels 'sm90.*' 'sm89.mma_2blk.s3' --json $OUT/h200.json --md $OUT/h200.md --plot $L/plots > $L/bench1.log 2>&1; rc=$?
+  --kernels ${BENCH_KERNELS:-sm90.* sm89.mma_2blk.s3} --json $OUT/h200.json --md $OUT/h200.md --plot $L/plots \
+  > $L/bench1.log 2>&1; rc=$?
+set +f
 echo "$(el) bench1 rc=$rc"
 [ -z "${SKIP_SWEEP:-}" ] && timeout 200 python3 -m tcgemm bench --preset all --dtypes fp16 --layouts TN NN --iters 15 \
   --kernels 'sm90.ws_persistent' 'sm90.ws_splitk' 'sm90.ws_mcast' 'sm89.mma_2blk.s3' \

@@ -331,7 +331,7 @@ def _native_err(a, b, c, layout, sample=256):
 #   batched   one batched launch vs a loop of launches vs torch.bmm
 # Split-K vs data-parallel rows come from the main sweep (sm90.ws_splitk
 # beside sm90.ws_persistent at the skinny shapes).
-FEATURE_KERNELS = ("sm90.ws_persistent", "sm90.ws_pingpong", "sm90.ws_splitk", "sm89.mma_2blk.s3")
+FEATURE_KERNELS = ("sm90.ws_persistent", "sm90.ws_pingpong", "sm90.ws_splitk", "sm89.mma_2blk.s3", "sm89.mma_iter.s3")
 
 
 def run_features(epilogue_shapes=((4096, 4096, 4096), (8192, 8192, 8192)), batched_shapes=((16, 1024, 1024, 1024),

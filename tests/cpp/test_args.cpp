@@ -93,6 +93,7 @@ int main() {
       a.M = M, a.N = a.K = 4096;
       const auto v = auto_preference(90, a, 132);
       CHECK(std::string(v.back()) == "sm89.mma_wt64_k64.s3");
+      CHECK(std::string(v[v.size() - 3]) == "sm89.mma_iter.s3");  // the fastest Ada kernel first
     }
     CHECK(std::string(auto_preference(89, good(), 128).front()) == "sm89.mma_swz_x4.s3");
     CHECK(auto_preference(75, good(), 40).empty());

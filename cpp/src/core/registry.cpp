@@ -82,7 +82,7 @@ Status check_supports(const KernelInfo& k, const GemmArgs& a) {
 // order from the top.
 std::vector<const char*> auto_preference(int cc, const GemmArgs& args, int sms) {
   if (cc == 90) {
-    const std::vector<const char*> ada = {"sm89.mma_2blk.s3", "sm89.mma_wt64_k64.s3"};
+    const std::vector<const char*> ada = {"sm89.mma_iter.s3", "sm89.mma_2blk.s3", "sm89.mma_wt64_k64.s3"};
     auto then = [&](std::vector<const char*> v) {
       v.insert(v.end(), ada.begin(), ada.end());
       return v;
