@@ -76,7 +76,7 @@ struct Config {
   static_assert(!FRAG_DBUF || K_STEPS % 2 == 0, "double-buffered fragments: an even number of k16 steps per slice");
   static_assert(BK % 16 == 0, "BK is a whole number of k16 MMA steps");
   static_assert(NT % 4 == 0, "the epilogue hands each lane of a quad one n8 fragment of every 4");
-  static_assert(!ADDR_ITER || (B_X4 && !FRAG_DBUF), "address iterators are written for ldmatrix.x4 B loads");
+  static_assert(!ADDR_ITER || B_X4, "address iterators are written for ldmatrix.x4 B loads");
 
   using ATile = SmemTile<BM, BK / 8, SWIZZLE_A>;  // BM rows of K
   template <Layout L>  // TN: BN rows of K;  NN: BK rows of N
