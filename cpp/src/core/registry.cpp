@@ -82,7 +82,13 @@ Status check_supports(const KernelInfo& k, const GemmArgs& a) {
 // order from the top.
 std::vector<const char*> auto_preference(int cc, const GemmArgs& args, int sms) {
   if (cc == 90) {
-    const std::vector<const char*> ada = {"sm89.mma_iter.s3", "sm89.mma_2blk.s3", "sm89.mma_wt64_k64.s3"};
+    // The Ada kernels (what f16 accumulation runs on here): with address
+    // iterators, double-buffered fragments win on NN (4096^3 / 8192^3: 0.57-0.60x
+    // / 0.53-0.55x cuBLAS against 0.53-0.54x / 0.50x) and lose on TN (0.48-0.49x
+    // against 0.52-0.54x; bench/results/h200_ada_iter.md).
+    const char* iter_first = args.layout == Layout::NN ? "sm89.mma_iter_db.s3" : "sm89.mma_iter.s3";
+    const char* iter_second = args.layout == Layout::NN ? "sm89.mma_iter.s3" : "sm89.mma_iter_db.s3";
+    const std::vector<const char*> ada = {iter_first, iter_second, "sm89.mma_2blk.s3", "sm89.mma_wt64_k64.s3"};
     auto then = [&](std::vector<const char*> v) {
       v.insert(v.end(), ada.begin(), ada.end());
       return v;
