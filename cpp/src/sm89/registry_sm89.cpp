@@ -23,6 +23,8 @@ std::vector<KernelInfo> sm89_kernels() {
       {"mma_2blk", "+ two 4-warp 128x128 blocks per SM instead of one 8-warp block: one block's MMAs cover the other's barrier waits", 128, 128, 64},
       {"mma_iter", "+ address iterators: each thread's copy and ldmatrix addresses computed once per block and stepped by constants (3 in 4 instructions were address arithmetic)", 128, 128, 64},
       {"mma_iter_db", "+ double-buffered fragments: step kk+1's ldmatrix issued before step kk's MMAs, the slice barrier before the last step's", 128, 128, 64},
+      {"mma_iter_8w", "mma_iter on one 8-warp 128x256 block per SM (half the operand bytes per FLOP)", 128, 256, 64},
+      {"mma_iter_8w_db", "+ double-buffered fragments", 128, 256, 64},
   };
   std::vector<KernelInfo> v;
   auto add = [&](const char* name, const Step& s, int stages, LaunchFn fn) {
