@@ -308,21 +308,22 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
       for (int j = 0; j < NT; j += 2)
         b_frag[j / 2] = BTile::offset((lane & 7) + (((lane >> 3) & 1) << 3), (warp_n * Cfg::WN + j * 8) / 8 + (lane >> 4));
   }
-  auto load_fragments = [&](int stage, int kk, AFrag& a, BFrag& b) {
+  auto load_fragments_iter = [&](int stage, int kk, AFrag& a, BFrag& b) {
     const uint32_t a_src = smem_a + stage * ATile::bytes;
     const uint32_t b_src = smem_b + stage * BTile::bytes;
-    if constexpr (Cfg::ADDR_ITER) {
 #pragma unroll
-      for (int i = 0; i < MT; ++i) ptx::ldmatrix_x4(a[i], a_src + a_frag[kk] + i * 16 * ATile::row_bytes);
+    for (int i = 0; i < MT; ++i) ptx::ldmatrix_x4(a[i], a_src + a_frag[kk] + i * 16 * ATile::row_bytes);
 #pragma unroll
-      for (int j = 0; j < NT; j += 2) {
-        uint32_t r[4];
-        if constexpr (L == Layout::TN) ptx::ldmatrix_x4(r, b_src + b_frag[kk] + j * 8 * BTile::row_bytes);
-        else ptx::ldmatrix_x4_trans(r, b_src + b_frag[j / 2] + kk * 16 * BTile::row_bytes);
-        b[j][0] = r[0], b[j][1] = r[1], b[j + 1][0] = r[2], b[j + 1][1] = r[3];
-      }
-      return;
+    for (int j = 0; j < NT; j += 2) {
+      uint32_t r[4];
+      if constexpr (L == Layout::TN) ptx::ldmatrix_x4(r, b_src + b_frag[kk] + j * 8 * BTile::row_bytes);
+      else ptx::ldmatrix_x4_trans(r, b_src + b_frag[j / 2] + kk * 16 * BTile::row_bytes);
+      b[j][0] = r[0], b[j][1] = r[1], b[j + 1][0] = r[2], b[j + 1][1] = r[3];
     }
+  };
+  auto load_fragments_at = [&](int stage, int kk, AFrag& a, BFrag& b) {
+    const uint32_t a_src = smem_a + stage * ATile::bytes;
+    const uint32_t b_src = smem_b + stage * BTile::bytes;
     // A fragment (16x16): lanes 0-15 address rows 0-15 at k 0-7, lanes
     // 16-31 the same rows at k 8-15 -> registers a0..a3 in mma order.
 #pragma unroll
@@ -362,6 +363,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
         }
       }
     }
+  };
+  auto load_fragments = [&](int stage, int kk, AFrag& a, BFrag& b) {
+    if constexpr (Cfg::ADDR_ITER) load_fragments_iter(stage, kk, a, b);
+    else load_fragments_at(stage, kk, a, b);
   };
   // ---- registers -> tensor cores: the warp tile's MT x NT MMAs of one k16 step.
   auto mma_fragments = [&](const AFrag& a, const BFrag& b) {
