@@ -31,22 +31,34 @@ namespace tcgemm::sm89 {
 TCGEMM_SM89_ENTRIES(TCGEMM_SM89_DECLARE)
 #undef TCGEMM_SM89_DECLARE
 
-// Tuning candidates (-DTCGEMM_TUNING=ON): name, then the Config parameters.
-// The first five were timed for bench/results/h200_ada_tuning.md (mma_2blk
-// graduated); the *_db ones double-buffer fragments (Config::FRAG_DBUF: no
-// gain on the H200, bench/NOTES.md).
-#define TCGEMM_SM89_TUNING(X)                                                  \
-  X(b128x128k64_w2x4_s3_2, 128, 128, 64, 2, 4, 3, true, true, true, 2)         \
-  X(b128x256k64_w2x4_s4_1, 128, 256, 64, 2, 4, 4, true, true, true, 1)         \
-  X(b256x128k64_w4x2_s3_1, 256, 128, 64, 4, 2, 3, true, true, true, 1)         \
-  X(b128x128k32_w2x2_s4_2, 128, 128, 32, 2, 2, 4, true, true, true, 2)         \
-  X(b128x128k64_w2x2_s3_2, 128, 128, 64, 2, 2, 3, true, true, true, 2)         \
-  X(b128x128k32_w2x2_s4_2_db, 128, 128, 32, 2, 2, 4, true, true, true, 2, true) \
-  X(b128x256k64_w2x4_s3_1_db, 128, 256, 64, 2, 4, 3, true, true, true, 1, true) \
-  X(b128x256k32_w2x4_s4_1_db, 128, 256, 32, 2, 4, 4, true, true, true, 1, true) \
-  X(b256x128k32_w4x2_s4_1_db, 256, 128, 32, 4, 2, 4, true, true, true, 1, true)
+// Tuning candidates (-DTCGEMM_TUNING=ON), fp32 accumulation only: the part
+// (which tuning_<part>.cu compiles it, so candidates build in parallel), the
+// name, then the Config parameters. The first five were timed for
+// bench/results/h200_ada_tuning.md (mma_2blk graduated); the *_db ones
+// double-buffer fragments (Config::FRAG_DBUF); it* use the address iterators,
+// *_sp spreads the next slice's copies over the k16 steps.
+#define TCGEMM_SM89_TUNING(X)                                                        \
+  X(0, b128x128k64_w2x4_s3_2, 128, 128, 64, 2, 4, 3, true, true, true, 2)            \
+  X(0, b128x256k64_w2x4_s4_1, 128, 256, 64, 2, 4, 4, true, true, true, 1)            \
+  X(0, b256x128k64_w4x2_s3_1, 256, 128, 64, 4, 2, 3, true, true, true, 1)            \
+  X(0, b128x128k32_w2x2_s4_2, 128, 128, 32, 2, 2, 4, true, true, true, 2)            \
+  X(0, b128x128k64_w2x2_s3_2, 128, 128, 64, 2, 2, 3, true, true, true, 2)            \
+  X(0, b128x128k32_w2x2_s4_2_db, 128, 128, 32, 2, 2, 4, true, true, true, 2, true)   \
+  X(0, b128x256k64_w2x4_s3_1_db, 128, 256, 64, 2, 4, 3, true, true, true, 1, true)   \
+  X(0, b128x256k32_w2x4_s4_1_db, 128, 256, 32, 2, 4, 4, true, true, true, 1, true)   \
+  X(0, b256x128k32_w4x2_s4_1_db, 256, 128, 32, 4, 2, 4, true, true, true, 1, true)   \
+  X(1, it_sp, 128, 128, 64, 2, 2, 3, true, true, true, 2, false, true, true)         \
+  X(1, it_db_sp, 128, 128, 64, 2, 2, 3, true, true, true, 2, true, true, true)       \
+  X(2, it8_sp, 128, 256, 64, 2, 4, 3, true, true, true, 1, false, true, true)        \
+  X(2, it8_db_sp, 128, 256, 64, 2, 4, 3, true, true, true, 1, true, true, true)      \
+  X(3, it8_s4, 128, 256, 64, 2, 4, 4, true, true, true, 1, false, true)              \
+  X(3, it8_db_sp_s4, 128, 256, 64, 2, 4, 4, true, true, true, 1, true, true, true)   \
+  X(4, it8t_db_sp, 256, 128, 64, 4, 2, 3, true, true, true, 1, true, true, true)     \
+  X(4, it8_k32_db_sp_s5, 128, 256, 32, 2, 4, 5, true, true, true, 1, true, true, true) \
+  X(5, it_k32_db_sp_s5, 128, 128, 32, 2, 2, 5, true, true, true, 2, true, true, true) \
+  X(5, it_k32_sp_s5, 128, 128, 32, 2, 2, 5, true, true, true, 2, false, true, true)
 #if TCGEMM_TUNING
-#define TCGEMM_SM89_DECLARE_X(name, ...) Status launch_x_##name(const GemmArgs& a);
+#define TCGEMM_SM89_DECLARE_X(part, name, ...) Status launch_x_##name(const GemmArgs& a);
 TCGEMM_SM89_TUNING(TCGEMM_SM89_DECLARE_X)
 #undef TCGEMM_SM89_DECLARE_X
 #endif

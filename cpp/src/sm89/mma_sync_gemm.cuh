@@ -36,6 +36,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "core/element.cuh"
 #include "core/epilogue.cuh"
@@ -51,7 +52,8 @@
 namespace tcgemm::sm89 {
 
 template <int kBM, int kBN, int kBK, int kWarpsM, int kWarpsN, int kStages, bool kSwizzleA, bool kSwizzleB,
-          bool kBx4, int kMinBlocks, bool kFragDoubleBuffer = false, bool kAddrIter = false>
+          bool kBx4, int kMinBlocks, bool kFragDoubleBuffer = false, bool kAddrIter = false,
+          bool kSpreadCopies = false>
 struct Config {
   static constexpr int BM = kBM, BN = kBN, BK = kBK;
   static constexpr int STAGES = kStages;
@@ -71,12 +73,18 @@ struct Config {
   // Address iterators: every shared offset and global address a thread uses
   // is computed once per block and stepped by constants (below, CopyPlan).
   static constexpr bool ADDR_ITER = kAddrIter;
+  // The next slice's copies issued a part per k16 step, between the MMAs,
+  // instead of all at once after the barrier (CUTLASS's sm80 multistage
+  // mainloop does the same): the load/store unit and the shared-memory port
+  // see a steady trickle, and no warp starts a slice with a burst of copies.
+  static constexpr bool SPREAD_COPIES = kSpreadCopies;
   static constexpr int K_STEPS = BK / 16;  // k16 MMA steps per K slice
   static_assert(STAGES >= 2, "the pipeline needs at least two stages");
   static_assert(!FRAG_DBUF || K_STEPS % 2 == 0, "double-buffered fragments: an even number of k16 steps per slice");
   static_assert(BK % 16 == 0, "BK is a whole number of k16 MMA steps");
   static_assert(NT % 4 == 0, "the epilogue hands each lane of a quad one n8 fragment of every 4");
   static_assert(!ADDR_ITER || B_X4, "address iterators are written for ldmatrix.x4 B loads");
+  static_assert(!SPREAD_COPIES || ADDR_ITER, "spread copies are written for the address iterators");
 
   using ATile = SmemTile<BM, BK / 8, SWIZZLE_A>;  // BM rows of K
   template <Layout L>  // TN: BN rows of K;  NN: BK rows of N
@@ -218,38 +226,32 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
       b_cols = chunk_bytes(p.N - (n0 + PlanB::chunk() * 8));
     }
   }
-  auto load_slice_iter = [&](int stage, int k_tile) {
+  // A slice whose K range lies inside the matrix (and, NN, whose B columns
+  // are all inside N): every chunk is whole or outside M/N (zero-filled, its
+  // address never read), so a copy needs no byte count. Copies i of this
+  // thread's share with i % parts == part: SPREAD_COPIES issues one part per
+  // k16 step (part and parts are constants once the step loop is unrolled).
+  auto slice_whole = [&](int k_tile) { return (k_tile + 1) * BK <= p.K && (L == Layout::TN || b_cols == 16); };
+  auto copy_whole = [&](int stage, int k_tile, int part, int parts) {
     const int k0 = k_tile * BK;
     const uint32_t a_dst = smem_a + stage * ATile::bytes, b_dst = smem_b + stage * BTile::bytes;
-    if (k0 + BK <= p.K) {
-      // Every slice but a ragged last one: each chunk is whole or outside M/N
-      // (rows past the matrix are zero-filled and their address never read).
 #pragma unroll
-      for (int i = 0; i < PlanA::ITERS; ++i)
-        ptx::cp_async_cg_16_or_zero(a_dst + PlanA::offset(i),
-                                    a_src + k0 + static_cast<int64_t>(i * PlanA::RSTEP) * p.lda,
+    for (int i = 0; i < PlanA::ITERS; ++i)
+      if (i % parts == part)
+        ptx::cp_async_cg_16_or_zero(a_dst + PlanA::offset(i), a_src + k0 + static_cast<int64_t>(i * PlanA::RSTEP) * p.lda,
                                     a_row + i * PlanA::RSTEP >= p.M);
-      if constexpr (L == Layout::TN) {
+    const T* b_slice = L == Layout::TN ? b_src + k0 : b_src + static_cast<int64_t>(k0) * p.ldb;
 #pragma unroll
-        for (int i = 0; i < PlanB::ITERS; ++i)
-          ptx::cp_async_cg_16_or_zero(b_dst + PlanB::offset(i),
-                                      b_src + k0 + static_cast<int64_t>(i * PlanB::RSTEP) * p.ldb,
-                                      b_row + i * PlanB::RSTEP >= p.N);
-      } else if (b_cols == 16) {
-        const T* slice = b_src + static_cast<int64_t>(k0) * p.ldb;
-#pragma unroll
-        for (int i = 0; i < PlanB::ITERS; ++i)
-          ptx::cp_async_cg_16_or_zero(b_dst + PlanB::offset(i), slice + static_cast<int64_t>(i * PlanB::RSTEP) * p.ldb,
-                                      false);
-      } else {
-        const T* slice = b_src + static_cast<int64_t>(k0) * p.ldb;
-#pragma unroll
-        for (int i = 0; i < PlanB::ITERS; ++i)
-          ptx::cp_async_cg_16(b_dst + PlanB::offset(i), b_cols ? slice + static_cast<int64_t>(i * PlanB::RSTEP) * p.ldb : B,
-                              b_cols);
-      }
-      return;
-    }
+    for (int i = 0; i < PlanB::ITERS; ++i)
+      if (i % parts == part)
+        ptx::cp_async_cg_16_or_zero(b_dst + PlanB::offset(i), b_slice + static_cast<int64_t>(i * PlanB::RSTEP) * p.ldb,
+                                    L == Layout::TN && b_row + i * PlanB::RSTEP >= p.N);
+  };
+  // Any other slice (the ragged last one, NN's last column of blocks): byte
+  // counts per chunk, 0 for rows outside the matrix.
+  auto copy_ragged = [&](int stage, int k_tile) {
+    const int k0 = k_tile * BK;
+    const uint32_t a_dst = smem_a + stage * ATile::bytes, b_dst = smem_b + stage * BTile::bytes;
     const uint32_t a_k = chunk_bytes(p.K - (k0 + PlanA::chunk() * 8));
 #pragma unroll
     for (int i = 0; i < PlanA::ITERS; ++i) {
@@ -274,6 +276,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
         ptx::cp_async_cg_16(b_dst + PlanB::offset(i), bytes ? src : B, bytes);
       }
     }
+  };
+  auto load_slice_iter = [&](int stage, int k_tile) {
+    if (slice_whole(k_tile)) copy_whole(stage, k_tile, 0, 1);
+    else copy_ragged(stage, k_tile);
   };
 
   auto load = [&](int stage, int k_tile) {
@@ -392,22 +398,37 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
     if (s < k_tiles) load(s, s);
     ptx::cp_async_commit_group();
   }
+  // SPREAD_COPIES: while the slice to load is whole (its K range inside the
+  // matrix) and the block's columns all lie inside N (NN), the iteration
+  // issues part kk of it before step kk with no test at all -- a branch
+  // between the steps would stop ptxas from hoisting step kk+1's ldmatrix
+  // above step kk's MMAs. The iterations after those take the general path.
+  const int spread_end =
+      Cfg::SPREAD_COPIES && (L == Layout::TN || n0 + BN <= p.N) ? max(0, p.K / BK - (STAGES - 1)) : 0;
+  int kt = 0;
   if constexpr (!Cfg::FRAG_DBUF) {
-    for (int kt = 0; kt < k_tiles; ++kt) {
+    auto iteration = [&](auto spread) {
       ptx::cp_async_wait_group<STAGES - 2>();
       // Slice kt is visible to all warps, and every warp is done with slot
       // (kt-1) % STAGES, which the load below overwrites.
       __syncthreads();
       const int next = kt + STAGES - 1;
-      if (next < k_tiles) load(next % STAGES, next);
-      ptx::cp_async_commit_group();
+      if constexpr (!decltype(spread)::value) {
+        if (next < k_tiles) load(next % STAGES, next);
+        ptx::cp_async_commit_group();
+      }
 #pragma unroll
       for (int kk = 0; kk < Cfg::K_STEPS; ++kk) {
+        if constexpr (decltype(spread)::value) copy_whole(next % STAGES, next, kk, Cfg::K_STEPS);
         uint32_t a[MT][4], b[NT][2];
         load_fragments(kt % STAGES, kk, a, b);
         mma_fragments(a, b);
       }
-    }
+      if constexpr (decltype(spread)::value) ptx::cp_async_commit_group();
+    };
+    if constexpr (Cfg::SPREAD_COPIES)
+      for (; kt < spread_end; ++kt) iteration(std::true_type{});
+    for (; kt < k_tiles; ++kt) iteration(std::false_type{});
   } else {
     // Fragments of step kk live in buffer kk % 2. On entry to iteration kt,
     // slice kt is visible and its step-0 fragments are in buffer 0.
@@ -415,27 +436,34 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
     ptx::cp_async_wait_group<STAGES - 2>();
     __syncthreads();
     load_fragments(0, 0, a[0], b[0]);
-    for (int kt = 0; kt < k_tiles; ++kt) {
+    auto iteration = [&](auto spread) {
       // Slot (kt-1) % STAGES was last read before the barrier of iteration
       // kt-1 (see below), so it may be overwritten now.
       const int next = kt + STAGES - 1;
-      if (next < k_tiles) load(next % STAGES, next);
-      ptx::cp_async_commit_group();
+      if constexpr (!decltype(spread)::value) {
+        if (next < k_tiles) load(next % STAGES, next);
+        ptx::cp_async_commit_group();
+      }
 #pragma unroll
       for (int kk = 0; kk < Cfg::K_STEPS; ++kk) {
+        if constexpr (decltype(spread)::value) copy_whole(next % STAGES, next, kk, Cfg::K_STEPS);
         if (kk + 1 < Cfg::K_STEPS) {
           load_fragments(kt % STAGES, kk + 1, a[(kk + 1) % 2], b[(kk + 1) % 2]);
         } else {
           // Every fragment of slot kt is in registers: wait for slice kt+1,
           // publish it (and that slot kt is done) with the one barrier per
           // slice, and load its step 0 while this step's MMAs run.
+          if constexpr (decltype(spread)::value) ptx::cp_async_commit_group();
           ptx::cp_async_wait_group<STAGES - 2>();
           __syncthreads();
-          if (kt + 1 < k_tiles) load_fragments((kt + 1) % STAGES, 0, a[0], b[0]);
+          if (decltype(spread)::value || kt + 1 < k_tiles) load_fragments((kt + 1) % STAGES, 0, a[0], b[0]);
         }
         mma_fragments(a[kk % 2], b[kk % 2]);
       }
-    }
+    };
+    if constexpr (Cfg::SPREAD_COPIES)
+      for (; kt < spread_end; ++kt) iteration(std::true_type{});
+    for (; kt < k_tiles; ++kt) iteration(std::false_type{});
   }
   ptx::cp_async_wait_group<0>();
 

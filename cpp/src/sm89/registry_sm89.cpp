@@ -43,9 +43,9 @@ std::vector<KernelInfo> sm89_kernels() {
 #undef TCGEMM_SM89_ADD
 #undef TCGEMM_FN
 #if TCGEMM_TUNING && TCGEMM_BUILD_SM89
-#define TCGEMM_SM89_ADD_X(name, bm, bn, bk, wm, wn, stages, ...)                                              \
-  v.push_back(KernelInfo{"sm89.x." #name, "sm89", "tuning candidate", 89, dtypes, layouts, accums, bm, bn, bk, \
-                         stages, &sm89::launch_x_##name, sass});
+#define TCGEMM_SM89_ADD_X(part, name, bm, bn, bk, wm, wn, stages, ...)                                        \
+  v.push_back(KernelInfo{"sm89.x." #name, "sm89", "tuning candidate", 89, dtypes, layouts, bit(Accum::f32), bm, \
+                         bn, bk, stages, &sm89::launch_x_##name, sass});
   TCGEMM_SM89_TUNING(TCGEMM_SM89_ADD_X)
 #undef TCGEMM_SM89_ADD_X
 #endif

@@ -1,0 +1,37 @@
+// Tuning candidates of the Ada family, built only with -DTCGEMM_TUNING=ON and
+// registered as sm89.x.* so the benchmark can time them beside the ladder.
+// Winners graduate into the ladder (mma_sync_gemm.cuh) and `auto`'s table.
+// tuning_<p>.cu compiles the candidates of part p (launch.h): it redefines
+// TCGEMM_TUNE_IN_<p> to TCGEMM_TUNE_DEFINE, so the parts build in parallel.
+#pragma once
+#if TCGEMM_TUNING
+#include "sm89/launch.h"
+#include "sm89/mma_sync_gemm.cuh"
+
+namespace tcgemm::sm89 {
+
+// fp32 accumulation only (the tuning target): fp16 and bf16, both layouts.
+template <class Cfg>
+Status launch_tuning_candidate(const GemmArgs& a) {
+  const bool tn = a.layout == Layout::TN;
+  if (a.accum != Accum::f32) return Status::Error(StatusCode::not_supported, "tuning candidates: f32 accumulation only");
+  if (a.dtype == DType::f16)
+    return tn ? launch_mma_sync<Cfg, DType::f16, Accum::f32, Layout::TN>(a)
+              : launch_mma_sync<Cfg, DType::f16, Accum::f32, Layout::NN>(a);
+  return tn ? launch_mma_sync<Cfg, DType::bf16, Accum::f32, Layout::TN>(a)
+            : launch_mma_sync<Cfg, DType::bf16, Accum::f32, Layout::NN>(a);
+}
+
+#define TCGEMM_TUNE_DEFINE(name, ...) \
+  Status launch_x_##name(const GemmArgs& a) { return launch_tuning_candidate<Config<__VA_ARGS__>>(a); }
+#define TCGEMM_TUNE_SKIP(name, ...)
+#define TCGEMM_TUNE_IN_0 TCGEMM_TUNE_SKIP
+#define TCGEMM_TUNE_IN_1 TCGEMM_TUNE_SKIP
+#define TCGEMM_TUNE_IN_2 TCGEMM_TUNE_SKIP
+#define TCGEMM_TUNE_IN_3 TCGEMM_TUNE_SKIP
+#define TCGEMM_TUNE_IN_4 TCGEMM_TUNE_SKIP
+#define TCGEMM_TUNE_IN_5 TCGEMM_TUNE_SKIP
+#define TCGEMM_TUNE(part, name, ...) TCGEMM_TUNE_IN_##part(name, __VA_ARGS__)
+
+}  // namespace tcgemm::sm89
+#endif
