@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Device call: Ada tuning candidates (-DTCGEMM_TUNING=ON) -- their GPU tests,
 # their rows beside the ladder's iterator kernels and cuBLAS at 4096^3 and
-# 8192^3 (fp16, both layouts), and an ncu profile of a few of them.
+# 8192^3 (fp16, both layouts; SUSTAIN=s adds settled clock/power), and an ncu
+# profile of a few of them (per-instruction stalls in source.csv).
 # Usage: OUT=... KERNELS="globs" PROFILE="kernel:layout ..." bash bench/ada_tune_run.sh
 set -u
 export PYTHONUNBUFFERED=1 CMAKE_BUILD_PARALLEL_LEVEL=$(nproc)
@@ -14,15 +15,16 @@ TCGEMM_TEST_KERNELS=${TEST_KERNELS:-sm89.x.it} timeout ${TEST_TIMEOUT:-90} ./bui
   > $OUT/ctest.log 2>&1; echo "$(el) test_gpu_gemm rc=$?: $(tail -1 $OUT/ctest.log)"; grep -i fail $OUT/ctest.log | head -5
 set -f
 timeout ${BENCH_TIMEOUT:-200} python3 -m tcgemm bench --shapes 4096 8192 --dtypes ${DTYPES:-fp16} --layouts TN NN \
-  --iters 20 --kernels $KERNELS --json $OUT/tune.json --md $OUT/tune.md > $OUT/bench.log 2>&1
+  --iters 20 --sustain ${SUSTAIN:-0} --kernels $KERNELS --json $OUT/tune.json --md $OUT/tune.md > $OUT/bench.log 2>&1
 echo "$(el) bench rc=$?"; tail -3 $OUT/bench.log | grep -i error
 set +f
-grep -E "^\| (4096|8192)x" $OUT/tune.md | cut -d'|' -f2-6,9-11,13
+grep -E "^\| (4096|8192)x" $OUT/tune.md | cut -d'|' -f2-6,9-11,13-17
 if [ -n "${PROFILE:-}" ]; then
   timeout ${NCU_TIMEOUT:-150} ncu -k regex:mma_sync --set full --import-source no -o $OUT/prof \
     python3 bench/profile_ada.py 4096 $PROFILE > $OUT/ncu.log 2>&1; echo "$(el) ncu rc=$?"; tail -2 $OUT/ncu.log
   ncu -i $OUT/prof.ncu-rep --page details > $OUT/details.txt 2>&1
   ncu -i $OUT/prof.ncu-rep --page raw --csv > $OUT/raw.csv 2>&1
+  ncu -i $OUT/prof.ncu-rep --page source --csv --print-source sass > $OUT/source.csv 2>&1
   grep -E "^  [a-z_]|Duration|Warp Cycles Per Issued|Issue Slots Busy|Registers Per|Stall|Shared|Pipe" $OUT/details.txt | head -60
 fi
 echo "$(el) done"

@@ -156,6 +156,35 @@ def _sm_clock_mhz():
         return None
 
 
+def _power_w():
+    """Board power draw now (W), or None."""
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+        h = pynvml.nvmlDeviceGetHandleByIndex(device_info()["index"])
+        return pynvml.nvmlDeviceGetPowerUsage(h) / 1000.0
+    except Exception:
+        pass
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=power.draw", "--format=csv,noheader,nounits"],
+                             capture_output=True, text=True, timeout=10).stdout.split()
+        return float(out[0]) if out else None
+    except Exception:
+        return None
+
+
+def _sustained(time_fn, median_ms, seconds, flops):
+    """Run back to back for ~`seconds` (the GPU settles at its power limit's
+    clock), then read the SM clock and board power: what a long job sees.
+    time_fn(n) times n calls and returns their ms."""
+    n = max(1, int(seconds * 1e3 / max(median_ms, 1e-3)))
+    ms = time_fn(n)
+    tail = ms[len(ms) // 2:]  # the settled half
+    return {"tflops": flops / (float(np.median(tail)) * 1e-3) / 1e12, "sm_clock_mhz": _sm_clock_mhz(),
+            "power_w": _power_w(), "calls": n}
+
+
 def _environment(backend) -> dict:
     d = device_info() or {}
     env = {
@@ -202,7 +231,7 @@ def _paired(backend, rot, kernel_ms, rounds, iters):
 
 
 def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumulate="f32", warmup=5, iters=30,
-        backend=None, progress=True, paired_rounds=4):
+        backend=None, progress=True, paired_rounds=4, sustain_s=0.0):
     """Benchmark; returns {"environment": ..., "rows": [...]}. Never asserts speed."""
     backend = backend or _backend()
     ks = select_kernels(kernel_patterns)
@@ -250,6 +279,9 @@ def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumul
             cublas_ms = backend.time(backend.mm, rot, warmup, iters)
             row = dict(base, kernel=backend.name, sm_clock_mhz=_sm_clock_mhz(), rel_err=cub_err, **_stats(cublas_ms, flops))
             row["vs_cublas"] = 1.0
+            if sustain_s > 0:
+                row["sustained"] = _sustained(lambda n: backend.time(backend.mm, rot, 0, n), row["median_ms"],
+                                              sustain_s, flops)
             rows.append(row)
         if bar:
             bar.update(1)
@@ -285,6 +317,10 @@ def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumul
                         row["paired"] = {"rounds": paired_rounds, "cublas_median_ms": float(np.median(cub)),
                                          "median_ms": float(np.median(ker))}
                         row["vs_cublas_paired"] = row["paired"]["cublas_median_ms"] / row["paired"]["median_ms"]
+                if sustain_s > 0:
+                    row["sustained"] = _sustained(lambda n, name=k["name"]: _core.time_gemm(
+                        name, ptrs, M, N, K, lda, ldb, ldc, cd, lt, acc, True, 0, n, 0), row["median_ms"], sustain_s,
+                        flops)
                 row["status"] = "ok" if row["nonfinite"] == 0 and row["rel_err"] < 2e-2 else "WRONG"
             except Exception as e:  # report, keep going
                 row["status"] = f"error: {e}"
@@ -474,22 +510,37 @@ def to_markdown(result) -> str:
     paired = any("vs_cublas_paired" in r for r in result["rows"])
     if paired:
         lines.append("- paired: cuBLAS and the kernel re-timed in alternating chunks (same clocks), ratio of medians")
+    sus = any("sustained" in r for r in result["rows"])
+    if sus:
+        lines.append("- sustained: each row also run back to back for ~1 s (the GPU settles at its power limit); "
+                     "TFLOPS of the settled half, its ratio to cuBLAS's sustained figure, then SM clock and board power")
     lines += ["", "| shape (MxNxK) | dtype | B | kernel | TFLOPS | median ms | min / max ms | vs cuBLAS | "
-              + ("paired | " if paired else "") + "of peak | rel err | SM MHz | status |",
-              "|---|---|---|---|---:|---:|---:|---:|" + ("---:|" if paired else "") + "---:|---:|---:|---|"]
+              + ("paired | " if paired else "") + "of peak | rel err | SM MHz | "
+              + ("sustained TFLOPS | vs cuBLAS | MHz | W | " if sus else "") + "status |",
+              "|---|---|---|---|---:|---:|---:|---:|" + ("---:|" if paired else "") + "---:|---:|---:|"
+              + ("---:|---:|---:|---:|" if sus else "") + "---|"]
+    cub_sus = {(r["M"], r["N"], r["K"], r["dtype"], r["layout"]): r["sustained"]["tflops"] for r in result["rows"]
+               if r["kernel"].startswith("cuBLAS") and "sustained" in r}
     for r in result["rows"]:
         shape = f"{r['M']}x{r['N']}x{r['K']}"
         if "median_ms" not in r:
             lines.append(f"| {shape} | {r['dtype']} | {r['layout']} | {r['kernel']} | | | | | "
-                         + ("| " if paired else "") + f"| | | {r.get('status', '')} |")
+                         + ("| " if paired else "") + "| | | " + ("| | | | " if sus else "") + f"{r.get('status', '')} |")
             continue
+        su = ""
+        if sus:
+            d = r.get("sustained")
+            ref = cub_sus.get((r["M"], r["N"], r["K"], r["dtype"], r["layout"]))
+            su = (f"{d['tflops']:.1f} | {d['tflops'] / ref:.2f}x | {d.get('sm_clock_mhz') or ''} | "
+                  f"{d['power_w']:.0f} | " if d and d.get("power_w") and ref else
+                  f"{d['tflops']:.1f} | | {d.get('sm_clock_mhz') or ''} | | " if d else "| | | | ")
         vs = f"{r['vs_cublas']:.2f}x" if r.get("vs_cublas") else "n/a"
         pv = (f"{r['vs_cublas_paired']:.2f}x | " if r.get("vs_cublas_paired") else " | ") if paired else ""
         err = f"{r['rel_err']:.1e}" if r.get("rel_err") is not None else ""
         peak = f"{r['vs_mma_peak']:.2f}" if r.get("vs_mma_peak") else ""
         lines.append(f"| {shape} | {r['dtype']} | {r['layout']} | {r['kernel']} | {r['tflops']:.1f} | "
                      f"{r['median_ms']:.3f} | {r['min_ms']:.3f} / {r['max_ms']:.3f} | {vs} | {pv}{peak} | {err} | "
-                     f"{r.get('sm_clock_mhz') or ''} | {r.get('status', 'reference')} |")
+                     f"{r.get('sm_clock_mhz') or ''} | {su}{r.get('status', 'reference')} |")
     if result.get("feature_rows"):
         lines.append(features_markdown(result["feature_rows"]))
     return "\n".join(lines) + "\n"
@@ -586,6 +637,9 @@ def main(argv=None) -> int:
     p.add_argument("--no-cublas", action="store_true", help="skip torch/cupy even if installed")
     p.add_argument("--paired", type=int, default=4, metavar="ROUNDS",
                    help="re-time cuBLAS and each kernel in ROUNDS alternating chunks for the 'paired' ratio (0: off)")
+    p.add_argument("--sustain", type=float, default=0.0, metavar="SECONDS",
+                   help="also run each row back to back for SECONDS and record its settled TFLOPS, SM clock and "
+                        "board power (what a long job sees at the power limit)")
     p.add_argument("--json", help="write the results as JSON here")
     p.add_argument("--md", help="write a Markdown table here")
     p.add_argument("--plot", help="write PNG plots into this folder")
@@ -612,7 +666,8 @@ def main(argv=None) -> int:
         res = {"environment": _environment(_backend()), "rows": []}
     else:
         res = run(shapes, args.kernels, args.dtypes, args.layouts, args.accumulate, args.warmup, args.iters,
-                  backend=_backend("none" if args.no_cublas else None), paired_rounds=args.paired)
+                  backend=_backend("none" if args.no_cublas else None), paired_rounds=args.paired,
+                  sustain_s=args.sustain)
     if args.features or args.only_features:
         res["feature_rows"] = run_features(warmup=args.warmup, iters=args.iters)
     md = to_markdown(res)

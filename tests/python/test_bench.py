@@ -17,7 +17,8 @@ def test_shape_parsing_and_presets():
 def test_tiny_sweep_json(tmp_path):
     out = tmp_path / "r.json"
     rc = bench.main(["--shapes", "256", "130x200x70", "--kernels", "sm89.mma_swz_x4.s3", "--iters", "3",
-                     "--warmup", "1", "--layouts", "TN", "NN", "--json", str(out), "--md", str(tmp_path / "r.md")])
+                     "--warmup", "1", "--layouts", "TN", "NN", "--sustain", "0.02", "--json", str(out),
+                     "--md", str(tmp_path / "r.md")])
     assert rc == 0
     res = json.loads(out.read_text())
     assert res["environment"]["gpu"]
@@ -27,8 +28,23 @@ def test_tiny_sweep_json(tmp_path):
         assert {"M", "N", "K", "dtype", "layout", "median_ms", "min_ms", "max_ms", "tflops", "rel_err",
                 "status"} <= set(r)
         assert r["status"] == "ok" and r["min_ms"] <= r["median_ms"] <= r["max_ms"]
+        assert r["sustained"]["calls"] >= 1 and r["sustained"]["tflops"] > 0
         if "vs_cublas" in r:  # cuBLAS present: the paired re-timing too
             assert r["paired"]["rounds"] == 4 and r["vs_cublas_paired"] > 0
+
+
+def test_markdown_sustained_columns():
+    """The sustained columns: the kernel's settled TFLOPS over cuBLAS's, its clock and power."""
+    base = {"M": 64, "N": 64, "K": 64, "dtype": "fp16", "layout": "TN", "accumulate": "f32", "median_ms": 1.0,
+            "min_ms": 0.9, "max_ms": 1.1, "tflops": 100.0, "rel_err": 1e-4}
+    res = {"environment": {"gpu": "X"}, "rows": [
+        dict(base, kernel="cuBLAS (torch)", vs_cublas=1.0,
+             sustained={"tflops": 200.0, "sm_clock_mhz": 1900, "power_w": 650.0, "calls": 10}),
+        dict(base, kernel="k", vs_cublas=0.5, status="ok",
+             sustained={"tflops": 150.0, "sm_clock_mhz": 1700, "power_w": 700.0, "calls": 10})]}
+    text = bench.to_markdown(res)
+    assert "sustained TFLOPS | vs cuBLAS | MHz | W" in text
+    assert "| 150.0 | 0.75x | 1700 | 700 | ok |" in text
 
 
 def test_replot_the_committed_results_without_a_gpu(tmp_path):

@@ -56,7 +56,9 @@ TCGEMM_SM89_ENTRIES(TCGEMM_SM89_DECLARE)
   X(4, it8t_db_sp, 256, 128, 64, 4, 2, 3, true, true, true, 1, true, true, true)     \
   X(4, it8_k32_db_sp_s5, 128, 256, 32, 2, 4, 5, true, true, true, 1, true, true, true) \
   X(5, it_k32_db_sp_s5, 128, 128, 32, 2, 2, 5, true, true, true, 2, true, true, true) \
-  X(5, it_k32_sp_s5, 128, 128, 32, 2, 2, 5, true, true, true, 2, false, true, true)
+  X(5, it_k32_sp_s5, 128, 128, 32, 2, 2, 5, true, true, true, 2, false, true, true)      \
+  X(6, w96_sp, 192, 256, 64, 2, 4, 3, true, true, true, 1, false, true, true)        \
+  X(6, w96_sp_s4, 192, 256, 64, 2, 4, 4, true, true, true, 1, false, true, true)
 #if TCGEMM_TUNING
 #define TCGEMM_SM89_DECLARE_X(part, name, ...) Status launch_x_##name(const GemmArgs& a);
 TCGEMM_SM89_TUNING(TCGEMM_SM89_DECLARE_X)
