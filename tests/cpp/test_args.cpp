@@ -93,7 +93,7 @@ int main() {
       a.M = M, a.N = a.K = 4096;
       CHECK(std::string(auto_preference(90, a, 132).back()) == "sm89.mma_wt64_k64.s3");
     }
-    // The first Ada name (f16 accumulation takes it): per layout and number of tile waves.
+    // The first Ada name (f16 accumulation takes it): per number of tile waves.
     auto first_ada = [](int64_t n, Layout layout) {
       GemmArgs a = good();
       a.M = a.N = a.K = n, a.layout = layout;
@@ -101,11 +101,11 @@ int main() {
         if (std::string(name).rfind("sm89.", 0) == 0) return std::string(name);
       return std::string();
     };
-    CHECK(first_ada(4096, Layout::TN) == "sm89.mma_iter.s3");
-    CHECK(first_ada(4096, Layout::NN) == "sm89.mma_iter_db.s3");
-    CHECK(first_ada(8192, Layout::TN) == "sm89.mma_iter_8w.s3");
-    CHECK(first_ada(8192, Layout::NN) == "sm89.mma_iter_8w_db.s3");
-    CHECK(first_ada(1000, Layout::NN) == "sm89.mma_iter_db.s3");
+    CHECK(first_ada(4096, Layout::TN) == "sm89.mma_spread.s3");
+    CHECK(first_ada(4096, Layout::NN) == "sm89.mma_spread.s3");
+    CHECK(first_ada(8192, Layout::TN) == "sm89.mma_spread_8w.s3");
+    CHECK(first_ada(8192, Layout::NN) == "sm89.mma_spread_8w.s3");
+    CHECK(first_ada(1000, Layout::NN) == "sm89.mma_spread.s3");
     CHECK(std::string(auto_preference(89, good(), 128).front()) == "sm89.mma_swz_x4.s3");
     CHECK(auto_preference(75, good(), 40).empty());
   }

@@ -82,15 +82,15 @@ Status check_supports(const KernelInfo& k, const GemmArgs& a) {
 // order from the top.
 std::vector<const char*> auto_preference(int cc, const GemmArgs& args, int sms) {
   if (cc == 90) {
-    // The Ada kernels (what f16 accumulation runs on here), with address
-    // iterators: double-buffered fragments win on NN and lose on TN; the
-    // 8-warp 128x256 block wins once there are many waves of its tiles (8192^3:
-    // +7% NN, +6-8% TN) and ties or loses by ~2% at 4096^3 (3.9 waves)
-    // (bench/results/h200_ada_iter.md, h200_ada_iter8.md).
-    const bool nn = args.layout == Layout::NN;
+    // The Ada kernels (what f16 accumulation runs on here): the spread-copy
+    // steps, ahead of every earlier step on both layouts (4096^3 / 8192^3:
+    // +5-23% over mma_iter{,_db}, +7-18% over mma_iter_8w{,_db}); the 8-warp
+    // 128x256 block once its tiles take many waves (8192^3: +8% TN, +8% NN
+    // over the 4-warp blocks), the 4-warp 128x128 blocks below that
+    // (bench/results/h200_ada_tune.md, run 1 of 2026-12-03 third session).
     const bool many_waves = ceil_div(args.M, 128) * ceil_div(args.N, 256) * args.batch >= 4 * int64_t{sms};
-    const char* four_warps = nn ? "sm89.mma_iter_db.s3" : "sm89.mma_iter.s3";
-    const char* eight_warps = nn ? "sm89.mma_iter_8w_db.s3" : "sm89.mma_iter_8w.s3";
+    const char* four_warps = "sm89.mma_spread.s3";
+    const char* eight_warps = "sm89.mma_spread_8w.s3";
     const std::vector<const char*> ada = {many_waves ? eight_warps : four_warps, many_waves ? four_warps : eight_warps,
                                           "sm89.mma_2blk.s3", "sm89.mma_wt64_k64.s3"};
     auto then = [&](std::vector<const char*> v) {

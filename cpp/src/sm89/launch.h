@@ -25,7 +25,9 @@ namespace tcgemm::sm89 {
   X(mma_iter, 3)                \
   X(mma_iter_db, 3)             \
   X(mma_iter_8w, 3)             \
-  X(mma_iter_8w_db, 3)
+  X(mma_iter_8w_db, 3)          \
+  X(mma_spread, 3)              \
+  X(mma_spread_8w, 3)
 
 #define TCGEMM_SM89_DECLARE(variant, stages) Status launch_##variant##_s##stages(const GemmArgs& a);
 TCGEMM_SM89_ENTRIES(TCGEMM_SM89_DECLARE)

@@ -25,6 +25,8 @@ std::vector<KernelInfo> sm89_kernels() {
       {"mma_iter_db", "+ double-buffered fragments: step kk+1's ldmatrix issued before step kk's MMAs, the slice barrier before the last step's", 128, 128, 64},
       {"mma_iter_8w", "mma_iter on one 8-warp 128x256 block per SM (half the operand bytes per FLOP)", 128, 256, 64},
       {"mma_iter_8w_db", "+ double-buffered fragments", 128, 256, 64},
+      {"mma_spread", "mma_iter_db + the next slice's copies spread over the k16 steps, branch-free while slices are whole (and no predicated copy code: mma_iter_db's ran 4.4 instructions per MMA on TN)", 128, 128, 64},
+      {"mma_spread_8w", "mma_spread on one 8-warp 128x256 block per SM", 128, 256, 64},
   };
   std::vector<KernelInfo> v;
   auto add = [&](const char* name, const Step& s, int stages, LaunchFn fn) {
