@@ -11,8 +11,10 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit -
 CMAKE_ARGS="-DTCGEMM_TUNING=ON" TCGEMM_CUDA_ARCHS=90a python3 -m pip install -q --no-build-isolation --no-deps . \
   > $OUT/build.log 2>&1 || { tail -40 $OUT/build.log; exit 1; }
 echo "$(el) built"
-TCGEMM_TEST_KERNELS=${TEST_KERNELS:-sm89.x.it} timeout ${TEST_TIMEOUT:-90} ./build/tests/cpp/test_gpu_gemm \
-  > $OUT/ctest.log 2>&1; echo "$(el) test_gpu_gemm rc=$?: $(tail -1 $OUT/ctest.log)"; grep -i fail $OUT/ctest.log | head -5
+for t in ${TEST_KERNELS:-sm89.x.it}; do
+  TCGEMM_TEST_KERNELS=$t timeout ${TEST_TIMEOUT:-90} ./build/tests/cpp/test_gpu_gemm > $OUT/ctest_$t.log 2>&1
+  echo "$(el) test_gpu_gemm ($t*) rc=$?: $(tail -1 $OUT/ctest_$t.log)"; grep -i fail $OUT/ctest_$t.log | head -5
+done
 set -f
 timeout ${BENCH_TIMEOUT:-200} python3 -m tcgemm bench --shapes 4096 8192 --dtypes ${DTYPES:-fp16} --layouts TN NN \
   --iters 20 --sustain ${SUSTAIN:-0} --kernels $KERNELS --json $OUT/tune.json --md $OUT/tune.md > $OUT/bench.log 2>&1
@@ -26,5 +28,12 @@ if [ -n "${PROFILE:-}" ]; then
   ncu -i $OUT/prof.ncu-rep --page raw --csv > $OUT/raw.csv 2>&1
   ncu -i $OUT/prof.ncu-rep --page source --csv --print-source sass > $OUT/source.csv 2>&1
   grep -E "^  [a-z_]|Duration|Warp Cycles Per Issued|Issue Slots Busy|Registers Per|Stall|Shared|Pipe" $OUT/details.txt | head -60
+fi
+if [ -n "${F16_KERNELS:-}" ]; then  # f16 accumulation (what auto runs the Ada kernels for on sm_90)
+  set -f
+  timeout 120 python3 -m tcgemm bench --shapes 4096 --layouts TN NN --accumulate f16 --iters 20 --paired 0 \
+    --kernels $F16_KERNELS --json $OUT/tune_f16.json --md $OUT/tune_f16.md > $OUT/bench_f16.log 2>&1
+  echo "$(el) bench f16 accumulation rc=$?"; set +f
+  grep -E "^\| 4096x" $OUT/tune_f16.md | cut -d'|' -f2-6,9-11,13
 fi
 echo "$(el) done"

@@ -1,7 +1,7 @@
 // The Ada GEMM (seed 000): cp.async multi-stage pipeline -> ldmatrix ->
 // mma.sync.m16n8k16 -> shuffle-assembled 16-byte stores.
 //
-// One template, five ladder steps, each one idea over the last (Config below):
+// One template, a ladder of steps, each one idea over the last (Config below):
 //   sm89.mma        128x128x16 tile, 8 warps (2 x 4), 64x32 warp tile of 4x4
 //                   m16n8k16 MMAs, unswizzled shared memory, B by ldmatrix.x2
 //   sm89.mma_swz    + XOR-swizzled B tile (conflict-free ldmatrix on B)
@@ -14,18 +14,19 @@
 //                   needs once the tensor cores outrun it (Hopper)
 //   sm89.mma_wt64_k64 + 64-deep K slice: four k16 steps between barriers
 //   sm89.mma_2blk   + two 4-warp 128x128 blocks per SM (64x64 warp tiles)
-//                   instead of one 8-warp block: while one block waits at
-//                   its barrier the other's MMAs keep the tensor cores busy
-//                   (measured on the H200: the barrier, not shared-memory
-//                   bandwidth, was what held the 8-warp block back)
-// Tried and not graduated (Config::FRAG_DBUF, the sm89.x.*_db tuning
-// candidates): fragments double-buffered in registers -- step kk+1's ldmatrix
-// issued before step kk's MMAs, and the barrier that publishes the next slice
-// taken before the last step's MMAs, whose operands are already in registers
-// (the shape of CUTLASS's sm80 multistage mainloop). On the H200 it moved
-// mma_2blk by -2..+6% and the 8-warp 128x256 block by ~+3%: the loads'
-// latency was already hidden; what bounds the family is elsewhere
-// (bench/NOTES.md).
+//                   instead of one 8-warp block
+//   sm89.mma_iter   + address iterators (ADDR_ITER): copy and ldmatrix
+//                   addresses computed once per block, stepped by constants
+//                   (ncu: 3 in 4 instructions had been address arithmetic)
+//   sm89.mma_iter_db + double-buffered fragments (FRAG_DBUF): step kk+1's
+//                   ldmatrix before step kk's MMAs, the slice barrier before
+//                   the last step's (CUTLASS's sm80 multistage mainloop)
+//   sm89.mma_iter_8w{,_db} the same two on one 8-warp 128x256 block per SM
+//   sm89.mma_spread{,_8w} + the next slice's copies spread over the k16
+//                   steps (SPREAD_COPIES), in iterations compiled without a
+//                   whole/ragged test (ncu: mma_iter_db's copy code had been
+//                   if-converted into predicated 64-bit address arithmetic,
+//                   4.4 instructions per MMA against 2.5 for mma_iter)
 // NN (B row-major K x N) reads B with ldmatrix.trans; TN (B stored N x K) reads
 // it plain. Edges: predicated zero-filling copies and clipped stores, so any
 // M, N, K >= 1 works. Batches: blockIdx.y is the batch (each operand's base
