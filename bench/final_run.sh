@@ -42,6 +42,7 @@ done
 if [ -n "${SKIP_BENCH:-}" ]; then (cd $OUT && tar czf logs.tgz logs && rm -rf logs); exit 0; fi
 set -f  # BENCH_KERNELS holds glob patterns for the bench, not for the shell
 timeout ${BENCH1_TIMEOUT:-150} python3 -m tcgemm bench --shapes 4096 8192 --dtypes fp16 bf16 --layouts TN NN --iters 20 \
+  --sustain ${SUSTAIN:-0} \
   --kernels ${BENCH_KERNELS:-sm90.* sm89.mma_2blk.s3} --json $OUT/h200.json --md $OUT/h200.md --plot $L/plots \
   > $L/bench1.log 2>&1; rc=$?
 set +f
@@ -49,9 +50,9 @@ echo "$(el) bench1 rc=$rc"
 [ -z "${SKIP_SWEEP:-}" ] && timeout 200 python3 -m tcgemm bench --preset all --dtypes fp16 --layouts TN NN --iters 15 \
   --kernels 'sm90.ws_persistent' 'sm90.ws_splitk' 'sm90.ws_mcast' 'sm89.mma_2blk.s3' \
   --json $OUT/h200_sweep.json --md $OUT/h200_sweep.md --plot $L/plots_sweep > $L/bench2.log 2>&1; echo "$(el) bench2 done"
-timeout 120 python3 -m tcgemm bench --only-features --iters 20 --json $OUT/h200_features.json \
+[ -z "${SKIP_FEATURES:-}" ] && timeout 120 python3 -m tcgemm bench --only-features --iters 20 --json $OUT/h200_features.json \
   --md $OUT/h200_features.md > $L/bench3.log 2>&1; rc=$?; echo "$(el) bench3 rc=$rc"
 (cd $OUT && tar czf logs.tgz logs && rm -rf logs)
 grep -E "^\| (4096|8192)x" $OUT/h200.md | cut -d'|' -f2-6,9,10,13
 [ -f $OUT/h200_sweep.md ] && grep -E "^\| (16|64|128|512)x8192x8192" $OUT/h200_sweep.md | cut -d'|' -f2-6,9,10,13
-grep -E "^\| epilogue|^\| batched" $OUT/h200_features.md | cut -c1-160
+[ -f $OUT/h200_features.md ] && grep -E "^\| epilogue|^\| batched" $OUT/h200_features.md | cut -c1-160
