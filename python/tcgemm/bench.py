@@ -332,6 +332,8 @@ def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumul
     if bar:
         bar.close()
     env = _environment(backend)
+    if sustain_s > 0:
+        env["sustain_s"] = sustain_s
     if peaks:
         env["mma_sync_peak_tflops"] = peaks
         env["mma_sync_peak_sm_clock_mhz"] = peak_clock
@@ -512,7 +514,8 @@ def to_markdown(result) -> str:
         lines.append("- paired: cuBLAS and the kernel re-timed in alternating chunks (same clocks), ratio of medians")
     sus = any("sustained" in r for r in result["rows"])
     if sus:
-        lines.append("- sustained: each row also run back to back for ~1 s (the GPU settles at its power limit); "
+        lines.append(f"- sustained: each row also run back to back for ~{env.get('sustain_s', 1.0):g} s (the GPU settles "
+                     "at its power limit); "
                      "TFLOPS of the settled half, its ratio to cuBLAS's sustained figure, then SM clock and board power")
     lines += ["", "| shape (MxNxK) | dtype | B | kernel | TFLOPS | median ms | min / max ms | vs cuBLAS | "
               + ("paired | " if paired else "") + "of peak | rel err | SM MHz | "
