@@ -414,6 +414,13 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
   const int spread_end =
       Cfg::SPREAD_COPIES && (L == Layout::TN || n0 + BN <= p.N) ? max(0, p.K / BK - (STAGES - 1)) : 0;
   int kt = 0;
+  // The pipeline slot of slice k: k % STAGES, or, in the unrolled
+  // iterations, from `slot` = kt % STAGES, a constant there.
+  struct SlotOfKt {};
+  auto slot_of = [&](auto slot, int k) {
+    if constexpr (std::is_same_v<decltype(slot), SlotOfKt>) return k % STAGES;
+    else return (slot + (k - kt)) % STAGES;
+  };
   // The spread iterations (UNROLL_STAGES: STAGES at a time from kt = 0, so
   // iteration u of a group reads slot u), then the general ones.
   auto run_iterations = [&](auto iteration) {
@@ -423,17 +430,16 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
         for (int u = 0; u < STAGES; ++u, ++kt) iteration(std::true_type{}, u);
       }
     if constexpr (Cfg::SPREAD_COPIES)
-      for (; kt < spread_end; ++kt) iteration(std::true_type{}, kt % STAGES);
-    for (; kt < k_tiles; ++kt) iteration(std::false_type{}, kt % STAGES);
+      for (; kt < spread_end; ++kt) iteration(std::true_type{}, SlotOfKt{});
+    for (; kt < k_tiles; ++kt) iteration(std::false_type{}, SlotOfKt{});
   };
   if constexpr (!Cfg::FRAG_DBUF) {
-    // slot: kt % STAGES (a constant in the unrolled iterations).
-    auto iteration = [&](auto spread, int slot) {
+    auto iteration = [&](auto spread, auto slot) {
       ptx::cp_async_wait_group<STAGES - 2>();
       // Slice kt is visible to all warps, and every warp is done with slot
       // (kt-1) % STAGES, which the load below overwrites.
       __syncthreads();
-      const int next = kt + STAGES - 1, next_slot = (slot + STAGES - 1) % STAGES;
+      const int next = kt + STAGES - 1, next_slot = slot_of(slot, next);
       if constexpr (!decltype(spread)::value) {
         if (next < k_tiles) load(next_slot, next);
         ptx::cp_async_commit_group();
@@ -442,7 +448,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
       for (int kk = 0; kk < Cfg::K_STEPS; ++kk) {
         if constexpr (decltype(spread)::value) copy_whole(next_slot, next, kk, Cfg::K_STEPS);
         uint32_t a[MT][4], b[NT][2];
-        load_fragments(slot, kk, a, b);
+        load_fragments(slot_of(slot, kt), kk, a, b);
         mma_fragments(a, b);
       }
       if constexpr (decltype(spread)::value) ptx::cp_async_commit_group();
@@ -455,10 +461,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
     ptx::cp_async_wait_group<STAGES - 2>();
     __syncthreads();
     load_fragments(0, 0, a[0], b[0]);
-    auto iteration = [&](auto spread, int slot) {
+    auto iteration = [&](auto spread, auto slot) {
       // Slot (kt-1) % STAGES was last read before the barrier of iteration
       // kt-1 (see below), so it may be overwritten now.
-      const int next = kt + STAGES - 1, next_slot = (slot + STAGES - 1) % STAGES;
+      const int next = kt + STAGES - 1, next_slot = slot_of(slot, next);
       if constexpr (!decltype(spread)::value) {
         if (next < k_tiles) load(next_slot, next);
         ptx::cp_async_commit_group();
@@ -467,7 +473,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
       for (int kk = 0; kk < Cfg::K_STEPS; ++kk) {
         if constexpr (decltype(spread)::value) copy_whole(next_slot, next, kk, Cfg::K_STEPS);
         if (kk + 1 < Cfg::K_STEPS) {
-          load_fragments(slot, kk + 1, a[(kk + 1) % 2], b[(kk + 1) % 2]);
+          load_fragments(slot_of(slot, kt), kk + 1, a[(kk + 1) % 2], b[(kk + 1) % 2]);
         } else {
           // Every fragment of slot kt is in registers: wait for slice kt+1,
           // publish it (and that slot kt is done) with the one barrier per
@@ -475,7 +481,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
           if constexpr (decltype(spread)::value) ptx::cp_async_commit_group();
           ptx::cp_async_wait_group<STAGES - 2>();
           __syncthreads();
-          if (decltype(spread)::value || kt + 1 < k_tiles) load_fragments((slot + 1) % STAGES, 0, a[0], b[0]);
+          if (decltype(spread)::value || kt + 1 < k_tiles) load_fragments(slot_of(slot, kt + 1), 0, a[0], b[0]);
         }
         mma_fragments(a[kk % 2], b[kk % 2]);
       }
