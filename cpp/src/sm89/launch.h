@@ -38,8 +38,7 @@ TCGEMM_SM89_ENTRIES(TCGEMM_SM89_DECLARE)
 // name, then the Config parameters. The first five were timed for
 // bench/results/h200_ada_tuning.md (mma_2blk graduated); the *_db ones
 // double-buffer fragments (Config::FRAG_DBUF); it* use the address iterators,
-// *_sp spreads the next slice's copies over the k16 steps, *_u unrolls the
-// spread iterations by STAGES (constant pipeline slots).
+// *_sp spreads the next slice's copies over the k16 steps.
 #define TCGEMM_SM89_TUNING(X)                                                        \
   X(0, b128x128k64_w2x4_s3_2, 128, 128, 64, 2, 4, 3, true, true, true, 2)            \
   X(0, b128x256k64_w2x4_s4_1, 128, 256, 64, 2, 4, 4, true, true, true, 1)            \
@@ -61,10 +60,7 @@ TCGEMM_SM89_ENTRIES(TCGEMM_SM89_DECLARE)
   X(5, it_k32_db_sp_s5, 128, 128, 32, 2, 2, 5, true, true, true, 2, true, true, true) \
   X(5, it_k32_sp_s5, 128, 128, 32, 2, 2, 5, true, true, true, 2, false, true, true)      \
   X(6, w96_sp, 192, 256, 64, 2, 4, 3, true, true, true, 1, false, true, true)        \
-  X(6, w96_sp_s4, 192, 256, 64, 2, 4, 4, true, true, true, 1, false, true, true)     \
-  X(7, it8_db_sp_u, 128, 256, 64, 2, 4, 3, true, true, true, 1, true, true, true, true) \
-  X(7, it8_db_sp_s4_u, 128, 256, 64, 2, 4, 4, true, true, true, 1, true, true, true, true) \
-  X(8, it_db_sp_u, 128, 128, 64, 2, 2, 3, true, true, true, 2, true, true, true, true)
+  X(6, w96_sp_s4, 192, 256, 64, 2, 4, 4, true, true, true, 1, false, true, true)
 #if TCGEMM_TUNING
 #define TCGEMM_SM89_DECLARE_X(part, name, ...) Status launch_x_##name(const GemmArgs& a);
 TCGEMM_SM89_TUNING(TCGEMM_SM89_DECLARE_X)

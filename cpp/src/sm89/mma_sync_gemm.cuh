@@ -54,7 +54,7 @@ namespace tcgemm::sm89 {
 
 template <int kBM, int kBN, int kBK, int kWarpsM, int kWarpsN, int kStages, bool kSwizzleA, bool kSwizzleB,
           bool kBx4, int kMinBlocks, bool kFragDoubleBuffer = false, bool kAddrIter = false,
-          bool kSpreadCopies = false, bool kUnrollStages = false>
+          bool kSpreadCopies = false>
 struct Config {
   static constexpr int BM = kBM, BN = kBN, BK = kBK;
   static constexpr int STAGES = kStages;
@@ -79,12 +79,6 @@ struct Config {
   // mainloop does the same): the load/store unit and the shared-memory port
   // see a steady trickle, and no warp starts a slice with a burst of copies.
   static constexpr bool SPREAD_COPIES = kSpreadCopies;
-  // The spread iterations unrolled by STAGES, so that every pipeline slot is
-  // a constant: shared addresses fold into the ldmatrix / cp.async
-  // immediates, and no temporary recomputes `kt % STAGES` -- ncu showed those
-  // temporaries (and the copy pointers' increments) waiting on the previous
-  // cp.async to read its address registers (long-scoreboard stalls).
-  static constexpr bool UNROLL_STAGES = kUnrollStages;
   static constexpr int K_STEPS = BK / 16;  // k16 MMA steps per K slice
   static_assert(STAGES >= 2, "the pipeline needs at least two stages");
   static_assert(!FRAG_DBUF || K_STEPS % 2 == 0, "double-buffered fragments: an even number of k16 steps per slice");
@@ -92,7 +86,6 @@ struct Config {
   static_assert(NT % 4 == 0, "the epilogue hands each lane of a quad one n8 fragment of every 4");
   static_assert(!ADDR_ITER || B_X4, "address iterators are written for ldmatrix.x4 B loads");
   static_assert(!SPREAD_COPIES || ADDR_ITER, "spread copies are written for the address iterators");
-  static_assert(!UNROLL_STAGES || SPREAD_COPIES, "the unrolled iterations are the spread ones");
 
   using ATile = SmemTile<BM, BK / 8, SWIZZLE_A>;  // BM rows of K
   template <Layout L>  // TN: BN rows of K;  NN: BK rows of N
@@ -414,46 +407,29 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
   const int spread_end =
       Cfg::SPREAD_COPIES && (L == Layout::TN || n0 + BN <= p.N) ? max(0, p.K / BK - (STAGES - 1)) : 0;
   int kt = 0;
-  // The pipeline slot of slice k: k % STAGES, or, in the unrolled
-  // iterations, from `slot` = kt % STAGES, a constant there.
-  struct SlotOfKt {};
-  auto slot_of = [&](auto slot, int k) {
-    if constexpr (std::is_same_v<decltype(slot), SlotOfKt>) return k % STAGES;
-    else return (slot + (k - kt)) % STAGES;
-  };
-  // The spread iterations (UNROLL_STAGES: STAGES at a time from kt = 0, so
-  // iteration u of a group reads slot u), then the general ones.
-  auto run_iterations = [&](auto iteration) {
-    if constexpr (Cfg::UNROLL_STAGES)
-      while (kt + STAGES <= spread_end) {
-#pragma unroll
-        for (int u = 0; u < STAGES; ++u, ++kt) iteration(std::true_type{}, u);
-      }
-    if constexpr (Cfg::SPREAD_COPIES)
-      for (; kt < spread_end; ++kt) iteration(std::true_type{}, SlotOfKt{});
-    for (; kt < k_tiles; ++kt) iteration(std::false_type{}, SlotOfKt{});
-  };
   if constexpr (!Cfg::FRAG_DBUF) {
-    auto iteration = [&](auto spread, auto slot) {
+    auto iteration = [&](auto spread) {
       ptx::cp_async_wait_group<STAGES - 2>();
       // Slice kt is visible to all warps, and every warp is done with slot
       // (kt-1) % STAGES, which the load below overwrites.
       __syncthreads();
-      const int next = kt + STAGES - 1, next_slot = slot_of(slot, next);
+      const int next = kt + STAGES - 1;
       if constexpr (!decltype(spread)::value) {
-        if (next < k_tiles) load(next_slot, next);
+        if (next < k_tiles) load(next % STAGES, next);
         ptx::cp_async_commit_group();
       }
 #pragma unroll
       for (int kk = 0; kk < Cfg::K_STEPS; ++kk) {
-        if constexpr (decltype(spread)::value) copy_whole(next_slot, next, kk, Cfg::K_STEPS);
+        if constexpr (decltype(spread)::value) copy_whole(next % STAGES, next, kk, Cfg::K_STEPS);
         uint32_t a[MT][4], b[NT][2];
-        load_fragments(slot_of(slot, kt), kk, a, b);
+        load_fragments(kt % STAGES, kk, a, b);
         mma_fragments(a, b);
       }
       if constexpr (decltype(spread)::value) ptx::cp_async_commit_group();
     };
-    run_iterations(iteration);
+    if constexpr (Cfg::SPREAD_COPIES)
+      for (; kt < spread_end; ++kt) iteration(std::true_type{});
+    for (; kt < k_tiles; ++kt) iteration(std::false_type{});
   } else {
     // Fragments of step kk live in buffer kk % 2. On entry to iteration kt,
     // slice kt is visible and its step-0 fragments are in buffer 0.
@@ -461,19 +437,19 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
     ptx::cp_async_wait_group<STAGES - 2>();
     __syncthreads();
     load_fragments(0, 0, a[0], b[0]);
-    auto iteration = [&](auto spread, auto slot) {
+    auto iteration = [&](auto spread) {
       // Slot (kt-1) % STAGES was last read before the barrier of iteration
       // kt-1 (see below), so it may be overwritten now.
-      const int next = kt + STAGES - 1, next_slot = slot_of(slot, next);
+      const int next = kt + STAGES - 1;
       if constexpr (!decltype(spread)::value) {
-        if (next < k_tiles) load(next_slot, next);
+        if (next < k_tiles) load(next % STAGES, next);
         ptx::cp_async_commit_group();
       }
 #pragma unroll
       for (int kk = 0; kk < Cfg::K_STEPS; ++kk) {
-        if constexpr (decltype(spread)::value) copy_whole(next_slot, next, kk, Cfg::K_STEPS);
+        if constexpr (decltype(spread)::value) copy_whole(next % STAGES, next, kk, Cfg::K_STEPS);
         if (kk + 1 < Cfg::K_STEPS) {
-          load_fragments(slot_of(slot, kt), kk + 1, a[(kk + 1) % 2], b[(kk + 1) % 2]);
+          load_fragments(kt % STAGES, kk + 1, a[(kk + 1) % 2], b[(kk + 1) % 2]);
         } else {
           // Every fragment of slot kt is in registers: wait for slice kt+1,
           // publish it (and that slot kt is done) with the one barrier per
@@ -481,12 +457,14 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
           if constexpr (decltype(spread)::value) ptx::cp_async_commit_group();
           ptx::cp_async_wait_group<STAGES - 2>();
           __syncthreads();
-          if (decltype(spread)::value || kt + 1 < k_tiles) load_fragments(slot_of(slot, kt + 1), 0, a[0], b[0]);
+          if (decltype(spread)::value || kt + 1 < k_tiles) load_fragments((kt + 1) % STAGES, 0, a[0], b[0]);
         }
         mma_fragments(a[kk % 2], b[kk % 2]);
       }
     };
-    run_iterations(iteration);
+    if constexpr (Cfg::SPREAD_COPIES)
+      for (; kt < spread_end; ++kt) iteration(std::true_type{});
+    for (; kt < k_tiles; ++kt) iteration(std::false_type{});
   }
   ptx::cp_async_wait_group<0>();
 
