@@ -139,39 +139,31 @@ def _backend(prefer: str | None = None):
 
 
 # ---------------------------------------------------------------------------
-def _sm_clock_mhz():
+def _gpu_reading(nvml_read, smi_field, convert):
+    """One reading of this process's GPU: through NVML where pynvml is installed,
+    else nvidia-smi's `smi_field`; None if neither answers."""
     try:
         import pynvml
 
         pynvml.nvmlInit()
-        h = pynvml.nvmlDeviceGetHandleByIndex(device_info()["index"])
-        return int(pynvml.nvmlDeviceGetClockInfo(h, pynvml.NVML_CLOCK_SM))
+        return convert(nvml_read(pynvml, pynvml.nvmlDeviceGetHandleByIndex(device_info()["index"])))
     except Exception:
         pass
     try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=clocks.sm", "--format=csv,noheader,nounits"],
+        out = subprocess.run(["nvidia-smi", f"--query-gpu={smi_field}", "--format=csv,noheader,nounits"],
                              capture_output=True, text=True, timeout=10).stdout.split()
-        return int(out[0]) if out else None
+        return convert(out[0]) if out else None
     except Exception:
         return None
+
+
+def _sm_clock_mhz():
+    return _gpu_reading(lambda nv, h: nv.nvmlDeviceGetClockInfo(h, nv.NVML_CLOCK_SM), "clocks.sm", int)
 
 
 def _power_w():
-    """Board power draw now (W), or None."""
-    try:
-        import pynvml
-
-        pynvml.nvmlInit()
-        h = pynvml.nvmlDeviceGetHandleByIndex(device_info()["index"])
-        return pynvml.nvmlDeviceGetPowerUsage(h) / 1000.0
-    except Exception:
-        pass
-    try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=power.draw", "--format=csv,noheader,nounits"],
-                             capture_output=True, text=True, timeout=10).stdout.split()
-        return float(out[0]) if out else None
-    except Exception:
-        return None
+    """Board power draw now (W)."""
+    return _gpu_reading(lambda nv, h: nv.nvmlDeviceGetPowerUsage(h) / 1000.0, "power.draw", float)
 
 
 def _sustained(time_fn, median_ms, seconds, flops):
