@@ -4,13 +4,9 @@
 # 8192^3 (fp16, both layouts; SUSTAIN=s adds settled clock/power), and an ncu
 # profile of a few of them (per-instruction stalls in source.csv).
 # Usage: OUT=... KERNELS="globs" PROFILE="kernel:layout ..." bash bench/ada_tune_run.sh
-set -u
-export PYTHONUNBUFFERED=1 CMAKE_BUILD_PARALLEL_LEVEL=$(nproc)
-T0=$(date +%s); el() { echo "[$(( $(date +%s) - T0 )) s]"; }
+source "$(dirname "$0")/device_lib.sh"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit --format=csv,noheader
-CMAKE_ARGS="-DTCGEMM_TUNING=ON" TCGEMM_CUDA_ARCHS=90a python3 -m pip install -q --no-build-isolation --no-deps . \
-  > $OUT/build.log 2>&1 || { tail -40 $OUT/build.log; exit 1; }
-echo "$(el) built"
+tcgemm_build 90a -DTCGEMM_TUNING=ON
 for t in ${TEST_KERNELS:-sm89.x.it}; do
   TCGEMM_TEST_KERNELS=$t timeout ${TEST_TIMEOUT:-90} ./build/tests/cpp/test_gpu_gemm > $OUT/ctest_$t.log 2>&1
   echo "$(el) test_gpu_gemm ($t*) rc=$?: $(tail -1 $OUT/ctest_$t.log)"; grep -i fail $OUT/ctest_$t.log | head -5

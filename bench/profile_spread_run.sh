@@ -2,12 +2,8 @@
 # Device call: ncu of one Ada kernel at 4096^3 fp16 (default sm89.mma_spread_8w.s3, TN):
 # details, raw metrics and per-instruction stall samples, packed into one tarball.
 # Usage: OUT=... bash bench/profile_spread_run.sh [kernel:layout ...]
-set -u
-export PYTHONUNBUFFERED=1 CMAKE_BUILD_PARALLEL_LEVEL=$(nproc)
-T0=$(date +%s); el() { echo "[$(( $(date +%s) - T0 )) s]"; }
-TCGEMM_CUDA_ARCHS=90a python3 -m pip install -q --no-build-isolation --no-deps . > $OUT/build.log 2>&1 \
-  || { tail -40 $OUT/build.log; exit 1; }
-echo "$(el) built"
+source "$(dirname "$0")/device_lib.sh"
+tcgemm_build 90a
 P=/tmp/prof; mkdir -p $P
 timeout 120 ncu -k regex:mma_sync --set full --import-source no -o $P/prof \
   python3 bench/profile_ada.py 4096 ${@:-sm89.mma_spread_8w.s3:TN} > $P/ncu.log 2>&1; echo "$(el) ncu rc=$?"

@@ -3,13 +3,9 @@
 # too), the GPU suites over the Ada ladder, sanitizers, their rows beside
 # cuBLAS with settled clock and power, the remaining tuning candidates, and a
 # per-instruction ncu profile. Usage: OUT=... bash bench/spread_run.sh
-set -u
-export PYTHONUNBUFFERED=1 CMAKE_BUILD_PARALLEL_LEVEL=$(nproc)
-T0=$(date +%s); el() { echo "[$(( $(date +%s) - T0 )) s]"; }
+source "$(dirname "$0")/device_lib.sh"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit --format=csv,noheader
-CMAKE_ARGS="-DTCGEMM_TUNING=ON" TCGEMM_CUDA_ARCHS=90a python3 -m pip install -q --no-build-isolation --no-deps . \
-  > $OUT/build.log 2>&1 || { tail -40 $OUT/build.log; exit 1; }
-echo "$(el) built"
+tcgemm_build 90a -DTCGEMM_TUNING=ON
 # Every Ada ladder step (mma_sync_gemm.cuh changed under all of them), not the sm89.x.* candidates.
 TCGEMM_TEST_KERNELS=sm89.mma timeout 150 ctest --test-dir build --output-on-failure > $OUT/ctest.log 2>&1
 echo "$(el) ctest: $(grep -E 'tests passed|tests failed' $OUT/ctest.log)"; grep -E "checks|FAIL" $OUT/ctest.log | head -5
