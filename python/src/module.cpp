@@ -289,6 +289,22 @@ PYBIND11_MODULE(_core, m) {
       py::arg("accum"), "TFLOPS of a register-only mma.sync m16n8k16 loop on the current device.");
 
   m.def(
+      "time_mma_ceiling",
+      [](Accum accum, int launches) {
+        std::vector<float> ms;
+        double flops = 0;
+        Status s;
+        {
+          py::gil_scoped_release nogil;
+          s = time_mma_ceiling(accum, launches, &ms, &flops);
+        }
+        check(s);
+        return py::make_tuple(ms, flops);
+      },
+      py::arg("accum"), py::arg("launches"),
+      "(ms per launch, FLOPs per launch) of `launches` back-to-back launches of the register-only mma.sync loop.");
+
+  m.def(
       "check_args",
       [](int64_t M, int64_t N, int64_t K, int64_t lda, int64_t ldb, int64_t ldc, DType dtype, Layout layout,
          Accum accum, uintptr_t a, uintptr_t b, uintptr_t c, const py::kwargs& options) {

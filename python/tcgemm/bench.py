@@ -231,6 +231,9 @@ def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumul
     # sweep (after 8192^3 rows its clock may sit ~30% lower), with its clock.
     peaks = mma_sync_peaks() if any(k["name"].startswith("sm89.") and k["runnable"] for k in ks) else None
     peak_clock = _sm_clock_mhz() if peaks else None
+    # The same loop run back to back: the ceiling at the power limit, which is
+    # where long GEMMs run (a bound for the sustained rows below).
+    peak_sustained = _sustained_ceiling(sustain_s) if peaks and sustain_s > 0 else None
     rows = []
     jobs = [(s, d, l) for s in shapes for d in dtypes for l in layouts]
     bar = None
@@ -329,10 +332,20 @@ def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumul
     if peaks:
         env["mma_sync_peak_tflops"] = peaks
         env["mma_sync_peak_sm_clock_mhz"] = peak_clock
+        if peak_sustained:
+            env["mma_sync_peak_sustained"] = peak_sustained
         for r in rows:  # the Ada family's distance from its own ceiling
             if r["kernel"].startswith("sm89.") and "tflops" in r:
                 r["vs_mma_peak"] = r["tflops"] / peaks[r["accumulate"]]
     return {"environment": env, "rows": rows}
+
+
+def _sustained_ceiling(seconds):
+    """The f32-accumulating mma.sync ceiling run back to back for ~`seconds`
+    (settled TFLOPS, SM clock, board power), as _sustained does for a row."""
+    acc = _core.Accum.f32
+    ms, flops = _core.time_mma_ceiling(acc, 3)
+    return _sustained(lambda n: _core.time_mma_ceiling(acc, n)[0], float(np.median(ms)), seconds, flops)
 
 
 def mma_sync_peaks():
@@ -499,6 +512,11 @@ def to_markdown(result) -> str:
         lines.append(f"- mma.sync m16n8k16 ceiling (register-only loop): {pk['f32']:.0f} TFLOPS f32 accumulate, "
                      f"{pk['f16']:.0f} f16 accumulate" + (f" (at {clk} MHz)" if clk else "")
                      + "; 'of peak' = an Ada kernel's share of it")
+    ps = env.get("mma_sync_peak_sustained")
+    if ps:
+        lines.append(f"- the same ceiling sustained (back to back, settled half): {ps['tflops']:.0f} TFLOPS f32 accumulate"
+                     + (f" at {ps['sm_clock_mhz']} MHz" if ps.get("sm_clock_mhz") else "")
+                     + (f", {ps['power_w']:.0f} W" if ps.get("power_w") else ""))
     tb = env.get("tcgemm", {})
     lines.append(f"- tcgemm {tb.get('version')}, built with CUDA {tb.get('cuda_version')} for {', '.join(tb.get('archs', []))}")
     paired = any("vs_cublas_paired" in r for r in result["rows"])

@@ -31,6 +31,10 @@ def test_tiny_sweep_json(tmp_path):
         assert r["sustained"]["calls"] >= 1 and r["sustained"]["tflops"] > 0
         if "vs_cublas" in r:  # cuBLAS present: the paired re-timing too
             assert r["paired"]["rounds"] == 4 and r["vs_cublas_paired"] > 0
+    env = res["environment"]
+    if env.get("mma_sync_peak_tflops"):  # an Ada kernel ran: its ceiling, and sustained with --sustain
+        assert env["mma_sync_peak_sustained"]["calls"] >= 1
+        assert 0 < env["mma_sync_peak_sustained"]["tflops"] < 2 * env["mma_sync_peak_tflops"]["f32"]
 
 
 def test_markdown_sustained_columns():
@@ -45,6 +49,24 @@ def test_markdown_sustained_columns():
     text = bench.to_markdown(res)
     assert "sustained TFLOPS | vs cuBLAS | MHz | W" in text
     assert "| 150.0 | 0.75x | 1700 | 700 | ok |" in text
+
+
+def test_markdown_sustained_ceiling():
+    """The header names the ceiling and, when measured, the same ceiling at the power limit."""
+    env = {"gpu": "X", "mma_sync_peak_tflops": {"f32": 640.0, "f16": 648.0}, "mma_sync_peak_sm_clock_mhz": 1980}
+    assert "sustained" not in bench.to_markdown({"environment": env, "rows": []})
+    env["mma_sync_peak_sustained"] = {"tflops": 600.4, "sm_clock_mhz": 1755, "power_w": 698.2, "calls": 300}
+    text = bench.to_markdown({"environment": env, "rows": []})
+    assert "640 TFLOPS f32 accumulate, 648 f16 accumulate (at 1980 MHz)" in text
+    assert "ceiling sustained (back to back, settled half): 600 TFLOPS f32 accumulate at 1755 MHz, 698 W" in text
+
+
+def test_time_mma_ceiling_rejects_no_launches():
+    """Checked before any device call, so this runs without a GPU too."""
+    from tcgemm import _core
+
+    with pytest.raises(ValueError, match="launches"):
+        _core.time_mma_ceiling(_core.Accum.f32, 0)
 
 
 def test_replot_the_committed_results_without_a_gpu(tmp_path):

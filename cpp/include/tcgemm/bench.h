@@ -15,8 +15,11 @@ namespace tcgemm {
 Status time_gemm(const std::vector<GemmArgs>& rotation, const std::string& kernel, int warmup, int iters,
                  std::vector<float>* ms);
 
-// TFLOPS of mma.sync.m16n8k16 (fp16 inputs) with operands already in
-// registers, on the current device: the Ada family's ceiling.
+// mma.sync.m16n8k16 (fp16 inputs) with operands already in registers, on the
+// current device: the Ada family's ceiling. time_mma_ceiling times `launches`
+// back-to-back launches (ms each; FLOPs per launch); run long, it shows the
+// ceiling at the board's power limit. mma_sync_peak: TFLOPS of the best of 5.
+Status time_mma_ceiling(Accum accum, int launches, std::vector<float>* ms, double* flops);
 Status mma_sync_peak(Accum accum, double* tflops);
 
 }  // namespace tcgemm

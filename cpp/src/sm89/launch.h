@@ -1,6 +1,8 @@
 // The Ada family's launch functions, one per registry entry (defined in the
 // .cu files beside this, compiled only for sm_89 and sm_90a).
 #pragma once
+#include <vector>
+
 #include "tcgemm/status.h"
 #include "tcgemm/types.h"
 
@@ -27,7 +29,9 @@ namespace tcgemm::sm89 {
   X(mma_iter_8w, 3)             \
   X(mma_iter_8w_db, 3)          \
   X(mma_spread, 3)              \
-  X(mma_spread_8w, 3)
+  X(mma_spread_8w, 3)           \
+  X(mma_unroll, 3)              \
+  X(mma_unroll_8w, 3)
 
 #define TCGEMM_SM89_DECLARE(variant, stages) Status launch_##variant##_s##stages(const GemmArgs& a);
 TCGEMM_SM89_ENTRIES(TCGEMM_SM89_DECLARE)
@@ -38,7 +42,8 @@ TCGEMM_SM89_ENTRIES(TCGEMM_SM89_DECLARE)
 // name, then the Config parameters. The first five were timed for
 // bench/results/h200_ada_tuning.md (mma_2blk graduated); the *_db ones
 // double-buffer fragments (Config::FRAG_DBUF); it* use the address iterators,
-// *_sp spreads the next slice's copies over the k16 steps.
+// *_sp spreads the next slice's copies over the k16 steps, *_u unrolls those
+// iterations by the stage count (Config::UNROLL_STAGES).
 #define TCGEMM_SM89_TUNING(X)                                                        \
   X(0, b128x128k64_w2x4_s3_2, 128, 128, 64, 2, 4, 3, true, true, true, 2)            \
   X(0, b128x256k64_w2x4_s4_1, 128, 256, 64, 2, 4, 4, true, true, true, 1)            \
@@ -60,7 +65,11 @@ TCGEMM_SM89_ENTRIES(TCGEMM_SM89_DECLARE)
   X(5, it_k32_db_sp_s5, 128, 128, 32, 2, 2, 5, true, true, true, 2, true, true, true) \
   X(5, it_k32_sp_s5, 128, 128, 32, 2, 2, 5, true, true, true, 2, false, true, true)      \
   X(6, w96_sp, 192, 256, 64, 2, 4, 3, true, true, true, 1, false, true, true)        \
-  X(6, w96_sp_s4, 192, 256, 64, 2, 4, 4, true, true, true, 1, false, true, true)
+  X(6, w96_sp_s4, 192, 256, 64, 2, 4, 4, true, true, true, 1, false, true, true)    \
+  X(7, it_sp_u, 128, 128, 64, 2, 2, 3, true, true, true, 2, false, true, true, true)  \
+  X(7, it8_sp_u, 128, 256, 64, 2, 4, 3, true, true, true, 1, false, true, true, true) \
+  X(8, it8_db_sp_u_s4, 128, 256, 64, 2, 4, 4, true, true, true, 1, true, true, true, true) \
+  X(8, it8t_db_sp_u, 256, 128, 64, 4, 2, 3, true, true, true, 1, true, true, true, true)
 #if TCGEMM_TUNING
 #define TCGEMM_SM89_DECLARE_X(part, name, ...) Status launch_x_##name(const GemmArgs& a);
 TCGEMM_SM89_TUNING(TCGEMM_SM89_DECLARE_X)
@@ -68,6 +77,7 @@ TCGEMM_SM89_TUNING(TCGEMM_SM89_DECLARE_X)
 #endif
 
 // Register-only mma.sync loop over every SM: the rate the GEMMs are fed toward.
-Status measure_mma_peak(bool f16_accum, int sm_count, double* tflops);
+// Times `launches` launches after a warm-up: ms per launch, FLOPs per launch.
+Status time_mma_ceiling(bool f16_accum, int sm_count, int launches, std::vector<float>* ms, double* flops);
 
 }  // namespace tcgemm::sm89

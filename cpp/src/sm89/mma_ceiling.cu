@@ -5,6 +5,8 @@
 // kernels' ratio to this number says how well their loads feed the MMAs.
 #include <cuda_runtime_api.h>
 
+#include <vector>
+
 #include "core/launch_check.h"
 #include "ptx/mma_sync.h"
 #include "sm89/launch.h"
@@ -33,7 +35,7 @@ __global__ void __launch_bounds__(256) mma_ceiling_kernel(int iters, float* sink
   if (s == 12345.f) *sink = s;  // keeps the loop alive; practically never true
 }
 
-Status measure_mma_peak(bool f16_accum, int sm_count, double* tflops) {
+Status time_mma_ceiling(bool f16_accum, int sm_count, int launches, std::vector<float>* ms, double* flops) {
   const int iters = 4096, blocks = sm_count * 4, threads = 256;
   float* sink = nullptr;
   TCGEMM_CUDA_TRY(cudaMalloc(&sink, sizeof(float)));
@@ -46,21 +48,18 @@ Status measure_mma_peak(bool f16_accum, int sm_count, double* tflops) {
   };
   launch();  // warm-up
   Status s = check_launch("mma_ceiling_kernel");
-  float best = 1e30f;
-  for (int rep = 0; s.ok() && rep < 5; ++rep) {
+  for (int rep = 0; s.ok() && rep < launches; ++rep) {
     cudaEventRecord(start);
     launch();
     cudaEventRecord(stop);
     s = cuda_status(cudaEventSynchronize(stop), "mma_ceiling_kernel");
-    float ms = 0;
-    if (s.ok()) s = cuda_status(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-    best = ms < best ? ms : best;
+    float t = 0;
+    if (s.ok()) s = cuda_status(cudaEventElapsedTime(&t, start, stop), "cudaEventElapsedTime");
+    if (s.ok()) ms->push_back(t);
   }
   cudaEventDestroy(start), cudaEventDestroy(stop), cudaFree(sink);
-  if (!s.ok()) return s;
-  const double flops = 2.0 * 16 * 8 * 16 * 16.0 /*chains*/ * iters * (threads / 32) * blocks;
-  *tflops = flops / (best * 1e-3) / 1e12;
-  return Status::Ok();
+  *flops = 2.0 * 16 * 8 * 16 * 16.0 /*chains*/ * iters * (threads / 32) * blocks;
+  return s;
 }
 
 }  // namespace tcgemm::sm89

@@ -27,6 +27,10 @@
 //                   whole/ragged test (ncu: mma_iter_db's copy code had been
 //                   if-converted into predicated 64-bit address arithmetic,
 //                   4.4 instructions per MMA against 2.5 for mma_iter)
+//   sm89.mma_unroll{,_8w} + those iterations unrolled by STAGES
+//                   (UNROLL_STAGES): the slot of every slice is a constant,
+//                   so no `kt % STAGES` arithmetic and the slot offsets fold
+//                   into the ldmatrix / cp.async immediates
 // NN (B row-major K x N) reads B with ldmatrix.trans; TN (B stored N x K) reads
 // it plain. Edges: predicated zero-filling copies and clipped stores, so any
 // M, N, K >= 1 works. Batches: blockIdx.y is the batch (each operand's base
@@ -54,7 +58,7 @@ namespace tcgemm::sm89 {
 
 template <int kBM, int kBN, int kBK, int kWarpsM, int kWarpsN, int kStages, bool kSwizzleA, bool kSwizzleB,
           bool kBx4, int kMinBlocks, bool kFragDoubleBuffer = false, bool kAddrIter = false,
-          bool kSpreadCopies = false>
+          bool kSpreadCopies = false, bool kUnrollStages = false>
 struct Config {
   static constexpr int BM = kBM, BN = kBN, BK = kBK;
   static constexpr int STAGES = kStages;
@@ -79,6 +83,9 @@ struct Config {
   // mainloop does the same): the load/store unit and the shared-memory port
   // see a steady trickle, and no warp starts a slice with a burst of copies.
   static constexpr bool SPREAD_COPIES = kSpreadCopies;
+  // The spread iterations unrolled by STAGES: every pipeline slot a constant.
+  static constexpr bool UNROLL_STAGES = kUnrollStages;
+  static_assert(!UNROLL_STAGES || SPREAD_COPIES, "only the spread (whole-slice) iterations are unrolled");
   static constexpr int K_STEPS = BK / 16;  // k16 MMA steps per K slice
   static_assert(STAGES >= 2, "the pipeline needs at least two stages");
   static_assert(!FRAG_DBUF || K_STEPS % 2 == 0, "double-buffered fragments: an even number of k16 steps per slice");
@@ -408,25 +415,35 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
       Cfg::SPREAD_COPIES && (L == Layout::TN || n0 + BN <= p.N) ? max(0, p.K / BK - (STAGES - 1)) : 0;
   int kt = 0;
   if constexpr (!Cfg::FRAG_DBUF) {
-    auto iteration = [&](auto spread) {
+    auto iteration = [&](auto spread, auto... u) {
+      // Slot of slice k: k % STAGES, or from u = kt % STAGES (unrolled).
+      auto slot = [&](int k) {
+        if constexpr (sizeof...(u) == 0) return k % STAGES;
+        else return ((u + ...) + (k - kt)) % STAGES;
+      };
       ptx::cp_async_wait_group<STAGES - 2>();
       // Slice kt is visible to all warps, and every warp is done with slot
       // (kt-1) % STAGES, which the load below overwrites.
       __syncthreads();
       const int next = kt + STAGES - 1;
       if constexpr (!decltype(spread)::value) {
-        if (next < k_tiles) load(next % STAGES, next);
+        if (next < k_tiles) load(slot(next), next);
         ptx::cp_async_commit_group();
       }
 #pragma unroll
       for (int kk = 0; kk < Cfg::K_STEPS; ++kk) {
-        if constexpr (decltype(spread)::value) copy_whole(next % STAGES, next, kk, Cfg::K_STEPS);
+        if constexpr (decltype(spread)::value) copy_whole(slot(next), next, kk, Cfg::K_STEPS);
         uint32_t a[MT][4], b[NT][2];
-        load_fragments(kt % STAGES, kk, a, b);
+        load_fragments(slot(kt), kk, a, b);
         mma_fragments(a, b);
       }
       if constexpr (decltype(spread)::value) ptx::cp_async_commit_group();
     };
+    if constexpr (Cfg::UNROLL_STAGES)
+      while (kt + STAGES <= spread_end) {
+#pragma unroll
+        for (int u = 0; u < STAGES; ++u, ++kt) iteration(std::true_type{}, u);
+      }
     if constexpr (Cfg::SPREAD_COPIES)
       for (; kt < spread_end; ++kt) iteration(std::true_type{});
     for (; kt < k_tiles; ++kt) iteration(std::false_type{});
@@ -437,19 +454,23 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
     ptx::cp_async_wait_group<STAGES - 2>();
     __syncthreads();
     load_fragments(0, 0, a[0], b[0]);
-    auto iteration = [&](auto spread) {
+    auto iteration = [&](auto spread, auto... u) {
+      auto slot = [&](int k) {
+        if constexpr (sizeof...(u) == 0) return k % STAGES;
+        else return ((u + ...) + (k - kt)) % STAGES;
+      };
       // Slot (kt-1) % STAGES was last read before the barrier of iteration
       // kt-1 (see below), so it may be overwritten now.
       const int next = kt + STAGES - 1;
       if constexpr (!decltype(spread)::value) {
-        if (next < k_tiles) load(next % STAGES, next);
+        if (next < k_tiles) load(slot(next), next);
         ptx::cp_async_commit_group();
       }
 #pragma unroll
       for (int kk = 0; kk < Cfg::K_STEPS; ++kk) {
-        if constexpr (decltype(spread)::value) copy_whole(next % STAGES, next, kk, Cfg::K_STEPS);
+        if constexpr (decltype(spread)::value) copy_whole(slot(next), next, kk, Cfg::K_STEPS);
         if (kk + 1 < Cfg::K_STEPS) {
-          load_fragments(kt % STAGES, kk + 1, a[(kk + 1) % 2], b[(kk + 1) % 2]);
+          load_fragments(slot(kt), kk + 1, a[(kk + 1) % 2], b[(kk + 1) % 2]);
         } else {
           // Every fragment of slot kt is in registers: wait for slice kt+1,
           // publish it (and that slot kt is done) with the one barrier per
@@ -457,11 +478,16 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
           if constexpr (decltype(spread)::value) ptx::cp_async_commit_group();
           ptx::cp_async_wait_group<STAGES - 2>();
           __syncthreads();
-          if (decltype(spread)::value || kt + 1 < k_tiles) load_fragments((kt + 1) % STAGES, 0, a[0], b[0]);
+          if (decltype(spread)::value || kt + 1 < k_tiles) load_fragments(slot(kt + 1), 0, a[0], b[0]);
         }
         mma_fragments(a[kk % 2], b[kk % 2]);
       }
     };
+    if constexpr (Cfg::UNROLL_STAGES)
+      while (kt + STAGES <= spread_end) {
+#pragma unroll
+        for (int u = 0; u < STAGES; ++u, ++kt) iteration(std::true_type{}, u);
+      }
     if constexpr (Cfg::SPREAD_COPIES)
       for (; kt < spread_end; ++kt) iteration(std::true_type{});
     for (; kt < k_tiles; ++kt) iteration(std::false_type{});

@@ -27,6 +27,8 @@ std::vector<KernelInfo> sm89_kernels() {
       {"mma_iter_8w_db", "+ double-buffered fragments", 128, 256, 64},
       {"mma_spread", "mma_iter_db + the next slice's copies spread over the k16 steps, branch-free while slices are whole (and no predicated copy code: mma_iter_db's ran 4.4 instructions per MMA on TN)", 128, 128, 64},
       {"mma_spread_8w", "mma_spread on one 8-warp 128x256 block per SM", 128, 256, 64},
+      {"mma_unroll", "mma_spread with its whole-slice iterations unrolled by the stage count: every pipeline slot a constant, folded into the ldmatrix/cp.async addresses (2.24 -> ~1.9 instructions per MMA)", 128, 128, 64},
+      {"mma_unroll_8w", "mma_unroll on one 8-warp 128x256 block per SM", 128, 256, 64},
   };
   std::vector<KernelInfo> v;
   auto add = [&](const char* name, const Step& s, int stages, LaunchFn fn) {

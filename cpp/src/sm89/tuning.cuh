@@ -32,6 +32,8 @@ Status launch_tuning_candidate(const GemmArgs& a) {
 #define TCGEMM_TUNE_IN_4 TCGEMM_TUNE_SKIP
 #define TCGEMM_TUNE_IN_5 TCGEMM_TUNE_SKIP
 #define TCGEMM_TUNE_IN_6 TCGEMM_TUNE_SKIP
+#define TCGEMM_TUNE_IN_7 TCGEMM_TUNE_SKIP
+#define TCGEMM_TUNE_IN_8 TCGEMM_TUNE_SKIP
 #define TCGEMM_TUNE(part, name, ...) TCGEMM_TUNE_IN_##part(name, __VA_ARGS__)
 
 }  // namespace tcgemm::sm89

@@ -1,0 +1,9 @@
+// Ada tuning candidates of part 8 (launch.h, TCGEMM_SM89_TUNING); see tuning.cuh.
+#include "sm89/tuning.cuh"
+#if TCGEMM_TUNING
+#undef TCGEMM_TUNE_IN_8
+#define TCGEMM_TUNE_IN_8 TCGEMM_TUNE_DEFINE
+namespace tcgemm::sm89 {
+TCGEMM_SM89_TUNING(TCGEMM_TUNE)
+}  // namespace tcgemm::sm89
+#endif
