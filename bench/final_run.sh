@@ -35,7 +35,7 @@ grep -E "^FAILED|^ERROR|Error" $L/pytest.log | head -12
 if [ -z "${SKIP_SELFCHECK:-}" ]; then
   timeout 60 python3 -m tcgemm > $L/selfcheck.log 2>&1; echo "selfcheck rc=$?: $(grep 'self-check:' $L/selfcheck.log)"
 fi
-for k in ${SANITIZE:-sm90. mma_2blk}; do
+for k in ${SANITIZE-sm90. mma_2blk}; do  # SANITIZE="" for none
   timeout ${SANITIZE_TIMEOUT:-90} bash tests/sanitize.sh build "$k" > $L/sanitize_$k.log 2>&1; rc=$?; echo "$(el) sanitize '$k' rc=$rc"; cat $L/sanitize_$k.log
 done
 # 3. Benchmarks.
@@ -47,12 +47,15 @@ timeout ${BENCH1_TIMEOUT:-150} python3 -m tcgemm bench --shapes 4096 8192 --dtyp
   > $L/bench1.log 2>&1; rc=$?
 set +f
 echo "$(el) bench1 rc=$rc"
-[ -z "${SKIP_SWEEP:-}" ] && timeout 200 python3 -m tcgemm bench --preset all --dtypes fp16 --layouts TN NN --iters 15 \
-  --kernels 'sm90.ws_persistent' 'sm90.ws_splitk' 'sm90.ws_mcast' 'sm89.mma_2blk.s3' \
+set -f
+[ -z "${SKIP_SWEEP:-}" ] && timeout ${SWEEP_TIMEOUT:-200} python3 -m tcgemm bench --preset all --dtypes fp16 --layouts TN NN --iters 15 \
+  --kernels ${SWEEP_KERNELS:-sm90.ws_persistent sm90.ws_splitk sm90.ws_mcast sm89.mma_2blk.s3} \
   --json $OUT/h200_sweep.json --md $OUT/h200_sweep.md --plot $L/plots_sweep > $L/bench2.log 2>&1; echo "$(el) bench2 done"
+set +f
 [ -z "${SKIP_FEATURES:-}" ] && timeout 120 python3 -m tcgemm bench --only-features --iters 20 --json $OUT/h200_features.json \
   --md $OUT/h200_features.md > $L/bench3.log 2>&1; rc=$?; echo "$(el) bench3 rc=$rc"
 (cd $OUT && tar czf logs.tgz logs && rm -rf logs)
-grep -E "^\| (4096|8192)x" $OUT/h200.md | cut -d'|' -f2-6,9,10,13
+grep -E "ceiling" $OUT/h200.md
+grep -E "^\| (4096|8192)x" $OUT/h200.md | cut -d'|' -f2-6,9-11,13-17
 [ -f $OUT/h200_sweep.md ] && grep -E "^\| (16|64|128|512)x8192x8192" $OUT/h200_sweep.md | cut -d'|' -f2-6,9,10,13
 [ -f $OUT/h200_features.md ] && grep -E "^\| epilogue|^\| batched" $OUT/h200_features.md | cut -c1-160

@@ -290,19 +290,20 @@ PYBIND11_MODULE(_core, m) {
 
   m.def(
       "time_mma_ceiling",
-      [](Accum accum, int launches) {
+      [](Accum accum, int launches, bool ldmatrix_fed) {
         std::vector<float> ms;
         double flops = 0;
         Status s;
         {
           py::gil_scoped_release nogil;
-          s = time_mma_ceiling(accum, launches, &ms, &flops);
+          s = time_mma_ceiling(accum, launches, &ms, &flops, ldmatrix_fed);
         }
         check(s);
         return py::make_tuple(ms, flops);
       },
-      py::arg("accum"), py::arg("launches"),
-      "(ms per launch, FLOPs per launch) of `launches` back-to-back launches of the register-only mma.sync loop.");
+      py::arg("accum"), py::arg("launches"), py::arg("ldmatrix_fed") = false,
+      "(ms per launch, FLOPs per launch) of `launches` back-to-back launches of the register-only mma.sync loop, "
+      "or with ldmatrix_fed of the loop that reads its operands from shared memory as the GEMMs do.");
 
   m.def(
       "check_args",

@@ -231,9 +231,10 @@ def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumul
     # sweep (after 8192^3 rows its clock may sit ~30% lower), with its clock.
     peaks = mma_sync_peaks() if any(k["name"].startswith("sm89.") and k["runnable"] for k in ks) else None
     peak_clock = _sm_clock_mhz() if peaks else None
-    # The same loop run back to back: the ceiling at the power limit, which is
-    # where long GEMMs run (a bound for the sustained rows below).
-    peak_sustained = _sustained_ceiling(sustain_s) if peaks and sustain_s > 0 else None
+    # The same loops run back to back: the ceilings at the power limit, which
+    # is where long GEMMs run (bounds for the sustained rows below).
+    peak_sustained = {fed: _sustained_ceiling(sustain_s, fed) for fed in (False, True)} \
+        if peaks and sustain_s > 0 else None
     rows = []
     jobs = [(s, d, l) for s in shapes for d in dtypes for l in layouts]
     bar = None
@@ -333,26 +334,34 @@ def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumul
         env["mma_sync_peak_tflops"] = peaks
         env["mma_sync_peak_sm_clock_mhz"] = peak_clock
         if peak_sustained:
-            env["mma_sync_peak_sustained"] = peak_sustained
+            env["mma_sync_peak_sustained"] = peak_sustained[False]
+            env["mma_sync_ldmatrix_peak_sustained"] = peak_sustained[True]
         for r in rows:  # the Ada family's distance from its own ceiling
             if r["kernel"].startswith("sm89.") and "tflops" in r:
                 r["vs_mma_peak"] = r["tflops"] / peaks[r["accumulate"]]
     return {"environment": env, "rows": rows}
 
 
-def _sustained_ceiling(seconds):
-    """The f32-accumulating mma.sync ceiling run back to back for ~`seconds`
+def _sustained_ceiling(seconds, ldmatrix_fed=False):
+    """An f32-accumulating mma.sync ceiling loop run back to back for ~`seconds`
     (settled TFLOPS, SM clock, board power), as _sustained does for a row."""
     acc = _core.Accum.f32
-    ms, flops = _core.time_mma_ceiling(acc, 3)
-    return _sustained(lambda n: _core.time_mma_ceiling(acc, n)[0], float(np.median(ms)), seconds, flops)
+    ms, flops = _core.time_mma_ceiling(acc, 3, ldmatrix_fed)
+    return _sustained(lambda n: _core.time_mma_ceiling(acc, n, ldmatrix_fed)[0], float(np.median(ms)), seconds, flops)
+
+
+def _ceiling_tflops(accum, ldmatrix_fed=False):
+    ms, flops = _core.time_mma_ceiling(accum, 5, ldmatrix_fed)
+    return flops / (min(ms) * 1e-3) / 1e12
 
 
 def mma_sync_peaks():
-    """TFLOPS of a register-only mma.sync m16n8k16 loop (f32 and f16 accumulation),
-    or None where the Ada family cannot run."""
+    """TFLOPS of a register-only mma.sync m16n8k16 loop (f32 and f16 accumulation)
+    and of the ldmatrix-fed loop (f32_ldmatrix), or None where the Ada family
+    cannot run."""
     try:
-        return {"f32": _core.mma_sync_peak(_core.Accum.f32), "f16": _core.mma_sync_peak(_core.Accum.f16)}
+        return {"f32": _core.mma_sync_peak(_core.Accum.f32), "f16": _core.mma_sync_peak(_core.Accum.f16),
+                "f32_ldmatrix": _ceiling_tflops(_core.Accum.f32, ldmatrix_fed=True)}
     except (RuntimeError, ValueError):
         return None
 
@@ -512,11 +521,16 @@ def to_markdown(result) -> str:
         lines.append(f"- mma.sync m16n8k16 ceiling (register-only loop): {pk['f32']:.0f} TFLOPS f32 accumulate, "
                      f"{pk['f16']:.0f} f16 accumulate" + (f" (at {clk} MHz)" if clk else "")
                      + "; 'of peak' = an Ada kernel's share of it")
-    ps = env.get("mma_sync_peak_sustained")
-    if ps:
-        lines.append(f"- the same ceiling sustained (back to back, settled half): {ps['tflops']:.0f} TFLOPS f32 accumulate"
-                     + (f" at {ps['sm_clock_mhz']} MHz" if ps.get("sm_clock_mhz") else "")
-                     + (f", {ps['power_w']:.0f} W" if ps.get("power_w") else ""))
+        if pk.get("f32_ldmatrix"):
+            lines.append(f"- mma.sync fed by ldmatrix (the GEMMs' inner loop alone: 64x64 warp tiles from shared "
+                         f"memory, no global loads): {pk['f32_ldmatrix']:.0f} TFLOPS f32 accumulate")
+    for key, what in (("mma_sync_peak_sustained", "register-only ceiling"),
+                      ("mma_sync_ldmatrix_peak_sustained", "ldmatrix-fed ceiling")):
+        ps = env.get(key)
+        if ps:
+            lines.append(f"- the {what} sustained (back to back, settled half): {ps['tflops']:.0f} TFLOPS"
+                         + (f" at {ps['sm_clock_mhz']} MHz" if ps.get("sm_clock_mhz") else "")
+                         + (f", {ps['power_w']:.0f} W" if ps.get("power_w") else ""))
     tb = env.get("tcgemm", {})
     lines.append(f"- tcgemm {tb.get('version')}, built with CUDA {tb.get('cuda_version')} for {', '.join(tb.get('archs', []))}")
     paired = any("vs_cublas_paired" in r for r in result["rows"])

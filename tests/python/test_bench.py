@@ -35,6 +35,8 @@ def test_tiny_sweep_json(tmp_path):
     if env.get("mma_sync_peak_tflops"):  # an Ada kernel ran: its ceiling, and sustained with --sustain
         assert env["mma_sync_peak_sustained"]["calls"] >= 1
         assert 0 < env["mma_sync_peak_sustained"]["tflops"] < 2 * env["mma_sync_peak_tflops"]["f32"]
+        fed = env["mma_sync_ldmatrix_peak_sustained"]["tflops"]
+        assert 0 < fed < 2 * env["mma_sync_peak_tflops"]["f32_ldmatrix"]
 
 
 def test_markdown_sustained_columns():
@@ -55,10 +57,14 @@ def test_markdown_sustained_ceiling():
     """The header names the ceiling and, when measured, the same ceiling at the power limit."""
     env = {"gpu": "X", "mma_sync_peak_tflops": {"f32": 640.0, "f16": 648.0}, "mma_sync_peak_sm_clock_mhz": 1980}
     assert "sustained" not in bench.to_markdown({"environment": env, "rows": []})
+    env["mma_sync_peak_tflops"]["f32_ldmatrix"] = 512.3
     env["mma_sync_peak_sustained"] = {"tflops": 600.4, "sm_clock_mhz": 1755, "power_w": 698.2, "calls": 300}
+    env["mma_sync_ldmatrix_peak_sustained"] = {"tflops": 455.6, "sm_clock_mhz": 1620, "power_w": 699.0, "calls": 250}
     text = bench.to_markdown({"environment": env, "rows": []})
     assert "640 TFLOPS f32 accumulate, 648 f16 accumulate (at 1980 MHz)" in text
-    assert "ceiling sustained (back to back, settled half): 600 TFLOPS f32 accumulate at 1755 MHz, 698 W" in text
+    assert "no global loads): 512 TFLOPS f32 accumulate" in text
+    assert "register-only ceiling sustained (back to back, settled half): 600 TFLOPS at 1755 MHz, 698 W" in text
+    assert "ldmatrix-fed ceiling sustained (back to back, settled half): 456 TFLOPS at 1620 MHz, 699 W" in text
 
 
 def test_time_mma_ceiling_rejects_no_launches():
@@ -67,6 +73,8 @@ def test_time_mma_ceiling_rejects_no_launches():
 
     with pytest.raises(ValueError, match="launches"):
         _core.time_mma_ceiling(_core.Accum.f32, 0)
+    with pytest.raises(ValueError, match="launches"):
+        _core.time_mma_ceiling(_core.Accum.f32, -3, True)
 
 
 def test_replot_the_committed_results_without_a_gpu(tmp_path):

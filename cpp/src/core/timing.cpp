@@ -42,16 +42,16 @@ Status time_gemm(const std::vector<GemmArgs>& rotation, const std::string& kerne
   return Status::Ok();
 }
 
-Status time_mma_ceiling(Accum accum, int launches, std::vector<float>* ms, double* flops) {
+Status time_mma_ceiling(Accum accum, int launches, std::vector<float>* ms, double* flops, bool ldmatrix_fed) {
   if (launches < 1) return Status::Error(StatusCode::invalid_argument, "time_mma_ceiling: launches must be >= 1");
   DeviceInfo dev;
   TCGEMM_TRY(current_device(&dev));
 #if TCGEMM_BUILD_SM89
   // Runs wherever the Ada family's SASS runs.
   TCGEMM_TRY(check_runnable(*find_kernel("sm89.mma.s2")));
-  return sm89::time_mma_ceiling(accum == Accum::f16, dev.sm_count, launches, ms, flops);
+  return sm89::time_mma_ceiling(accum == Accum::f16, ldmatrix_fed, dev.sm_count, launches, ms, flops);
 #else
-  (void)accum, (void)ms, (void)flops;
+  (void)accum, (void)ms, (void)flops, (void)ldmatrix_fed;
   return Status::Error(StatusCode::not_runnable, "the Ada (sm89) family was not built");
 #endif
 }

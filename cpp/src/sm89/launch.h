@@ -76,8 +76,10 @@ TCGEMM_SM89_TUNING(TCGEMM_SM89_DECLARE_X)
 #undef TCGEMM_SM89_DECLARE_X
 #endif
 
-// Register-only mma.sync loop over every SM: the rate the GEMMs are fed toward.
+// The mma.sync ceilings over every SM (mma_ceiling.cu): the register-only loop,
+// the rate the GEMMs are fed toward, or the ldmatrix-fed loop (f32 only).
 // Times `launches` launches after a warm-up: ms per launch, FLOPs per launch.
-Status time_mma_ceiling(bool f16_accum, int sm_count, int launches, std::vector<float>* ms, double* flops);
+Status time_mma_ceiling(bool f16_accum, bool ldmatrix_fed, int sm_count, int launches, std::vector<float>* ms,
+                        double* flops);
 
 }  // namespace tcgemm::sm89

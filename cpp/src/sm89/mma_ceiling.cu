@@ -1,14 +1,25 @@
-// The mma.sync ceiling: how fast m16n8k16 runs when nothing has to feed it.
-// Operands live in registers for the whole kernel; each warp keeps 16
-// independent accumulator chains in flight (enough to cover the MMA latency),
-// so the only limit is the tensor cores' mma.sync issue rate. The GEMM
-// kernels' ratio to this number says how well their loads feed the MMAs.
+// The mma.sync ceilings: how fast m16n8k16 runs when nothing (or only shared
+// memory) has to feed it.
+//  - registers: operands live in registers for the whole kernel; each warp
+//    keeps 16 independent accumulator chains in flight (enough to cover the
+//    MMA latency), so the only limit is the tensor cores' mma.sync issue rate.
+//    The GEMM kernels' ratio to this number says how well their loads feed
+//    the MMAs.
+//  - ldmatrix-fed: the GEMMs' inner loop alone -- 8 warps of 64x64 warp tiles
+//    (the widest the register file allows with f32 accumulators) reading
+//    swizzled 128x64 / 256x64 tiles of random values with ldmatrix.x4, double-
+//    buffered fragments, 32 MMAs per k16 step -- with no global loads, no
+//    cp.async and no barriers. Its rate under the board's power limit bounds
+//    what any kernel feeding mma.sync through shared memory can sustain.
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 #include <vector>
 
 #include "core/launch_check.h"
+#include "ptx/ldmatrix.h"
 #include "ptx/mma_sync.h"
+#include "sm89/smem_layout.h"
 #include "sm89/launch.h"
 
 namespace tcgemm::sm89 {
@@ -35,19 +46,72 @@ __global__ void __launch_bounds__(256) mma_ceiling_kernel(int iters, float* sink
   if (s == 12345.f) *sink = s;  // keeps the loop alive; practically never true
 }
 
-Status time_mma_ceiling(bool f16_accum, int sm_count, int launches, std::vector<float>* ms, double* flops) {
-  const int iters = 4096, blocks = sm_count * 4, threads = 256;
+// The ldmatrix-fed loop (see the top of the file); one 8-warp block per SM.
+__global__ void __launch_bounds__(256, 1) mma_ldmatrix_ceiling_kernel(int iters, float* sink) {
+  using ATile = SmemTile<128, 8, true>;  // 128 rows x 64 k, the GEMMs' swizzle
+  using BTile = SmemTile<256, 8, true>;  // TN B: 256 rows (n) x 64 k
+  constexpr int MT = 4, NT = 8, K_STEPS = 4;
+  __shared__ __align__(128) uint8_t smem[ATile::bytes + BTile::bytes];
+  // Random fp16 values in [-1, 1) (an integer hash), so operands toggle as real data does.
+  for (int i = threadIdx.x; i < (ATile::bytes + BTile::bytes) / 2; i += blockDim.x) {
+    uint32_t h = (i + 1) * 2654435761u ^ (blockIdx.x + 1) * 40503u;
+    h ^= h >> 15, h *= 2246822519u, h ^= h >> 13;
+    reinterpret_cast<__half*>(smem)[i] = __float2half(float(h & 0xffff) / 32768.f - 1.f);
+  }
+  __syncthreads();
+  const uint32_t a_base = ptx::smem_addr(smem), b_base = a_base + ATile::bytes;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warp_m = warp % 2, warp_n = warp / 2;
+  auto load = [&](int kk, uint32_t (&a)[MT][4], uint32_t (&b)[NT][2]) {
+#pragma unroll
+    for (int i = 0; i < MT; ++i)
+      ptx::ldmatrix_x4(a[i], a_base + ATile::offset(warp_m * 64 + i * 16 + (lane & 15), kk * 2 + (lane >> 4)));
+#pragma unroll
+    for (int j = 0; j < NT; j += 2) {
+      uint32_t r[4];
+      ptx::ldmatrix_x4(r, b_base + BTile::offset(warp_n * 64 + j * 8 + (lane & 7) + ((lane >> 4) << 3),
+                                                 kk * 2 + ((lane >> 3) & 1)));
+      b[j][0] = r[0], b[j][1] = r[1], b[j + 1][0] = r[2], b[j + 1][1] = r[3];
+    }
+  };
+  float acc[MT][NT][4] = {};
+  uint32_t a[2][MT][4], b[2][NT][2];
+  load(0, a[0], b[0]);
+  for (int it = 0; it < iters; ++it) {
+#pragma unroll
+    for (int kk = 0; kk < K_STEPS; ++kk) {
+      load((kk + 1) % K_STEPS, a[(kk + 1) % 2], b[(kk + 1) % 2]);
+#pragma unroll
+      for (int i = 0; i < MT; ++i)
+#pragma unroll
+        for (int j = 0; j < NT; ++j) ptx::mma_m16n8k16_f32_f16(acc[i][j], a[kk % 2][i], b[kk % 2][j]);
+    }
+  }
+  float s = 0;
+#pragma unroll
+  for (int i = 0; i < MT; ++i)
+#pragma unroll
+    for (int j = 0; j < NT; ++j) s += acc[i][j][0] + acc[i][j][3];
+  if (s == 12345.f) *sink = s;  // keeps the loop alive; practically never true
+}
+
+Status time_mma_ceiling(bool f16_accum, bool ldmatrix_fed, int sm_count, int launches, std::vector<float>* ms,
+                        double* flops) {
+  if (ldmatrix_fed && f16_accum)
+    return Status::Error(StatusCode::not_supported, "the ldmatrix-fed ceiling is f32 accumulation only");
+  // Either loop runs ~1.5-2 ms per launch on an H200, about an 8192^3 GEMM's time.
+  const int iters = ldmatrix_fed ? 2048 : 4096, blocks = ldmatrix_fed ? sm_count : sm_count * 4, threads = 256;
   float* sink = nullptr;
   TCGEMM_CUDA_TRY(cudaMalloc(&sink, sizeof(float)));
   cudaEvent_t start, stop;
   TCGEMM_CUDA_TRY(cudaEventCreate(&start));
   TCGEMM_CUDA_TRY(cudaEventCreate(&stop));
   auto launch = [&] {
-    if (f16_accum) mma_ceiling_kernel<true><<<blocks, threads>>>(iters, sink);
+    if (ldmatrix_fed) mma_ldmatrix_ceiling_kernel<<<blocks, threads>>>(iters, sink);
+    else if (f16_accum) mma_ceiling_kernel<true><<<blocks, threads>>>(iters, sink);
     else mma_ceiling_kernel<false><<<blocks, threads>>>(iters, sink);
   };
   launch();  // warm-up
-  Status s = check_launch("mma_ceiling_kernel");
+  Status s = check_launch(ldmatrix_fed ? "mma_ldmatrix_ceiling_kernel" : "mma_ceiling_kernel");
   for (int rep = 0; s.ok() && rep < launches; ++rep) {
     cudaEventRecord(start);
     launch();
@@ -58,7 +122,8 @@ Status time_mma_ceiling(bool f16_accum, int sm_count, int launches, std::vector<
     if (s.ok()) ms->push_back(t);
   }
   cudaEventDestroy(start), cudaEventDestroy(stop), cudaFree(sink);
-  *flops = 2.0 * 16 * 8 * 16 * 16.0 /*chains*/ * iters * (threads / 32) * blocks;
+  const double mmas_per_warp_iter = ldmatrix_fed ? 4 * 4 * 8 /*k16 steps x MT x NT*/ : 16 /*chains*/;
+  *flops = 2.0 * 16 * 8 * 16 * mmas_per_warp_iter * iters * (threads / 32) * blocks;
   return s;
 }
 
