@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Device call: the pytest files the closing run's time limit cut (interop,
 # property, reliability, sass), then the shape sweep with the current Ada
-# kernels. Usage: OUT=... bash bench/close_run.sh
+# kernels (committed as bench/results/h200_sweep_ada.*). Usage: OUT=... bash bench/close_run.sh
 source "$(dirname "$0")/device_lib.sh"
 R=$OUT/r; mkdir -p $R
 tcgemm_build 90a
