@@ -31,7 +31,8 @@ namespace tcgemm::sm89 {
   X(mma_spread, 3)              \
   X(mma_spread_8w, 3)           \
   X(mma_unroll, 3)              \
-  X(mma_unroll_8w, 3)
+  X(mma_unroll_8w, 3)           \
+  X(mma_ws, 4)
 
 #define TCGEMM_SM89_DECLARE(variant, stages) Status launch_##variant##_s##stages(const GemmArgs& a);
 TCGEMM_SM89_ENTRIES(TCGEMM_SM89_DECLARE)
