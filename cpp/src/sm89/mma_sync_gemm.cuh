@@ -176,6 +176,43 @@ __device__ __forceinline__ uint32_t chunk_bytes(int left) {
   return left >= 8 ? 16u : left > 0 ? uint32_t(left) * 2u : 0u;
 }
 
+// ADDR_ITER: one lane's ldmatrix offsets, per k16 step (A, TN B) or per pair
+// of n8 fragments (NN B), computed once; fragment i (j) adds i * 16 (j * 8)
+// rows and NN step kk adds kk * 16 rows, multiples of the swizzle period.
+template <class Cfg, Layout L>
+struct FragmentLoader {
+  using ATile = typename Cfg::ATile;
+  using BTile = typename Cfg::template BTile<L>;
+  static constexpr int MT = Cfg::MT, NT = Cfg::NT;
+  uint32_t a_frag[Cfg::K_STEPS] = {}, b_frag[L == Layout::TN ? Cfg::K_STEPS : NT / 2] = {};
+
+  __device__ __forceinline__ void init(int warp_m, int warp_n, int lane) {
+#pragma unroll
+    for (int kk = 0; kk < Cfg::K_STEPS; ++kk) {
+      a_frag[kk] = ATile::offset(warp_m * Cfg::WM + (lane & 15), kk * 2 + (lane >> 4));
+      if constexpr (L == Layout::TN)
+        b_frag[kk] = BTile::offset(warp_n * Cfg::WN + (lane & 7) + ((lane >> 4) << 3), kk * 2 + ((lane >> 3) & 1));
+    }
+    if constexpr (L == Layout::NN)
+#pragma unroll
+      for (int j = 0; j < NT; j += 2)
+        b_frag[j / 2] = BTile::offset((lane & 7) + (((lane >> 3) & 1) << 3), (warp_n * Cfg::WN + j * 8) / 8 + (lane >> 4));
+  }
+  // The A and B fragments of k16 step kk from the slot whose tiles start at a_src / b_src.
+  __device__ __forceinline__ void load(uint32_t a_src, uint32_t b_src, int kk, uint32_t (&a)[MT][4],
+                                       uint32_t (&b)[NT][2]) const {
+#pragma unroll
+    for (int i = 0; i < MT; ++i) ptx::ldmatrix_x4(a[i], a_src + a_frag[kk] + i * 16 * ATile::row_bytes);
+#pragma unroll
+    for (int j = 0; j < NT; j += 2) {
+      uint32_t r[4];
+      if constexpr (L == Layout::TN) ptx::ldmatrix_x4(r, b_src + b_frag[kk] + j * 8 * BTile::row_bytes);
+      else ptx::ldmatrix_x4_trans(r, b_src + b_frag[j / 2] + kk * 16 * BTile::row_bytes);
+      b[j][0] = r[0], b[j][1] = r[1], b[j + 1][0] = r[2], b[j + 1][1] = r[3];
+    }
+  }
+};
+
 // ---- epilogue: registers -> global, 16 bytes per lane (every kernel of the
 // family ends with it; the fused epilogue is applied on the way).
 template <class Cfg, DType DT, Accum ACC>
@@ -378,34 +415,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
   // ---- shared -> registers: the A and B fragments of k16 step kk of slot `stage`.
   using AFrag = uint32_t[MT][4];
   using BFrag = uint32_t[NT][2];
-  // ADDR_ITER: this lane's ldmatrix offsets, per k16 step (A, TN B) or per
-  // pair of n8 fragments (NN B); fragment i (j) adds i * 16 (j * 8) rows and
-  // NN step kk adds kk * 16 rows, multiples of the swizzle period.
-  uint32_t a_frag[Cfg::K_STEPS] = {}, b_frag[L == Layout::TN ? Cfg::K_STEPS : NT / 2] = {};
-  if constexpr (Cfg::ADDR_ITER) {
-#pragma unroll
-    for (int kk = 0; kk < Cfg::K_STEPS; ++kk) {
-      a_frag[kk] = ATile::offset(warp_m * Cfg::WM + (lane & 15), kk * 2 + (lane >> 4));
-      if constexpr (L == Layout::TN)
-        b_frag[kk] = BTile::offset(warp_n * Cfg::WN + (lane & 7) + ((lane >> 4) << 3), kk * 2 + ((lane >> 3) & 1));
-    }
-    if constexpr (L == Layout::NN)
-#pragma unroll
-      for (int j = 0; j < NT; j += 2)
-        b_frag[j / 2] = BTile::offset((lane & 7) + (((lane >> 3) & 1) << 3), (warp_n * Cfg::WN + j * 8) / 8 + (lane >> 4));
-  }
+  // ADDR_ITER: this lane's ldmatrix offsets, set up once (FragmentLoader).
+  FragmentLoader<Cfg, L> frags;
+  if constexpr (Cfg::ADDR_ITER) frags.init(warp_m, warp_n, lane);
   auto load_fragments_iter = [&](int stage, int kk, AFrag& a, BFrag& b) {
-    const uint32_t a_src = smem_a + stage * ATile::bytes;
-    const uint32_t b_src = smem_b + stage * BTile::bytes;
-#pragma unroll
-    for (int i = 0; i < MT; ++i) ptx::ldmatrix_x4(a[i], a_src + a_frag[kk] + i * 16 * ATile::row_bytes);
-#pragma unroll
-    for (int j = 0; j < NT; j += 2) {
-      uint32_t r[4];
-      if constexpr (L == Layout::TN) ptx::ldmatrix_x4(r, b_src + b_frag[kk] + j * 8 * BTile::row_bytes);
-      else ptx::ldmatrix_x4_trans(r, b_src + b_frag[j / 2] + kk * 16 * BTile::row_bytes);
-      b[j][0] = r[0], b[j][1] = r[1], b[j + 1][0] = r[2], b[j + 1][1] = r[3];
-    }
+    frags.load(smem_a + stage * ATile::bytes, smem_b + stage * BTile::bytes, kk, a, b);
   };
   auto load_fragments_at = [&](int stage, int kk, AFrag& a, BFrag& b) {
     const uint32_t a_src = smem_a + stage * ATile::bytes;

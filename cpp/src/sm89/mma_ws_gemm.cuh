@@ -105,30 +105,10 @@ __global__ void __launch_bounds__(Cfg::THREADS + 32 * kCopyWarps, 1) mma_ws_gemm
     for (int j = 0; j < NT; ++j)
 #pragma unroll
       for (auto& v : acc[i][j].v) v = 0;
-  // This lane's ldmatrix offsets (mma_sync_gemm_kernel's ADDR_ITER offsets):
-  // per k16 step for A and TN B, per pair of n8 fragments for NN B.
-  uint32_t a_frag[Cfg::K_STEPS], b_frag[L == Layout::TN ? Cfg::K_STEPS : NT / 2];
-#pragma unroll
-  for (int kk = 0; kk < Cfg::K_STEPS; ++kk) {
-    a_frag[kk] = ATile::offset(warp_m * Cfg::WM + (lane & 15), kk * 2 + (lane >> 4));
-    if constexpr (L == Layout::TN)
-      b_frag[kk] = BTile::offset(warp_n * Cfg::WN + (lane & 7) + ((lane >> 4) << 3), kk * 2 + ((lane >> 3) & 1));
-  }
-  if constexpr (L == Layout::NN)
-#pragma unroll
-    for (int j = 0; j < NT; j += 2)
-      b_frag[j / 2] = BTile::offset((lane & 7) + (((lane >> 3) & 1) << 3), (warp_n * Cfg::WN + j * 8) / 8 + (lane >> 4));
+  FragmentLoader<Cfg, L> frags;  // this lane's ldmatrix offsets, as mma_sync_gemm_kernel's
+  frags.init(warp_m, warp_n, lane);
   auto load_fragments = [&](int s, int kk, uint32_t (&a)[MT][4], uint32_t (&b)[NT][2]) {
-    const uint32_t a_src = smem_a + s * ATile::bytes, b_src = smem_b + s * BTile::bytes;
-#pragma unroll
-    for (int i = 0; i < MT; ++i) ptx::ldmatrix_x4(a[i], a_src + a_frag[kk] + i * 16 * ATile::row_bytes);
-#pragma unroll
-    for (int j = 0; j < NT; j += 2) {
-      uint32_t r[4];
-      if constexpr (L == Layout::TN) ptx::ldmatrix_x4(r, b_src + b_frag[kk] + j * 8 * BTile::row_bytes);
-      else ptx::ldmatrix_x4_trans(r, b_src + b_frag[j / 2] + kk * 16 * BTile::row_bytes);
-      b[j][0] = r[0], b[j][1] = r[1], b[j + 1][0] = r[2], b[j + 1][1] = r[3];
-    }
+    frags.load(smem_a + s * ATile::bytes, smem_b + s * BTile::bytes, kk, a, b);
   };
   auto mma_fragments = [&](const uint32_t (&a)[MT][4], const uint32_t (&b)[NT][2]) {
 #pragma unroll
