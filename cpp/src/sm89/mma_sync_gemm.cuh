@@ -583,11 +583,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
   store_accumulators<Cfg, DT, ACC>(p, acc, m0, n0, warp_m, warp_n, lane, batch);
 }
 
-// ---- host side: launch one instantiation.
-template <class Cfg, DType DT, Accum ACC, Layout L>
-Status launch_mma_sync(const GemmArgs& a) {
-  const auto kernel = mma_sync_gemm_kernel<Cfg, DT, ACC, L>;
-  constexpr int smem = Cfg::template smem_bytes<L>();
+// ---- host side: `kernel` (taking Params) over the output tiles of `a`, Cfg's
+// BM x BN each, with `threads` per block and `smem` bytes of dynamic shared memory.
+template <class Cfg, class Kernel>
+Status launch_over_tiles(const GemmArgs& a, Kernel kernel, int threads, int smem, const char* name) {
   if (smem > 48 * 1024) {
     // Above 48 KB a block's dynamic shared memory must be opted into.
     TCGEMM_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
@@ -601,10 +600,16 @@ Status launch_mma_sync(const GemmArgs& a) {
   // gridDim.y is at most 65535: larger batches take one launch per 65535.
   for (p.batch0 = 0; p.batch0 < a.batch; p.batch0 += 65535) {
     const unsigned batches = static_cast<unsigned>(a.batch - p.batch0 < 65535 ? a.batch - p.batch0 : 65535);
-    kernel<<<dim3(static_cast<unsigned>(blocks), batches), Cfg::THREADS, smem, a.stream>>>(p);
-    TCGEMM_TRY(check_launch("mma_sync_gemm_kernel"));
+    kernel<<<dim3(static_cast<unsigned>(blocks), batches), threads, smem, a.stream>>>(p);
+    TCGEMM_TRY(check_launch(name));
   }
   return Status::Ok();
+}
+
+template <class Cfg, DType DT, Accum ACC, Layout L>
+Status launch_mma_sync(const GemmArgs& a) {
+  return launch_over_tiles<Cfg>(a, mma_sync_gemm_kernel<Cfg, DT, ACC, L>, Cfg::THREADS, Cfg::template smem_bytes<L>(),
+                                "mma_sync_gemm_kernel");
 }
 
 template <class Cfg, DType DT, Accum ACC, Layout L>

@@ -151,24 +151,11 @@ __global__ void __launch_bounds__(Cfg::THREADS + 32 * kCopyWarps, 1) mma_ws_gemm
   store_accumulators<Cfg, DT, ACC>(p, acc, m0, n0, warp_m, warp_n, lane, batch);
 }
 
-// ---- host side: launch one instantiation (Params and grid as launch_mma_sync).
+// ---- host side: the tiles' shared memory, then the 2 x STAGES barriers.
 template <class Cfg, DType DT, Accum ACC, Layout L>
 Status launch_mma_ws(const GemmArgs& a) {
-  const auto kernel = mma_ws_gemm_kernel<Cfg, DT, ACC, L>;
-  constexpr int smem = Cfg::template smem_bytes<L>() + 2 * Cfg::STAGES * 8;  // tiles, then the barriers
-  TCGEMM_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  Params p{a.A, a.B, a.C, static_cast<int>(a.M), static_cast<int>(a.N), static_cast<int>(a.K),
-           a.lda, a.ldb, a.ldc, static_cast<int>(ceil_div(a.M, Cfg::BM)),
-           static_cast<int>(ceil_div(a.N, Cfg::BN)), a.grid_swizzle, a.epilogue, 0,
-           a.batch_stride_a, a.batch_stride_b, a.batch_stride_c};
-  const int64_t blocks = static_cast<int64_t>(p.tiles_m) * p.tiles_n;
-  if (blocks > 0x7fffffff) return Status::Error(StatusCode::not_supported, "too many output tiles for one grid");
-  for (p.batch0 = 0; p.batch0 < a.batch; p.batch0 += 65535) {
-    const unsigned batches = static_cast<unsigned>(a.batch - p.batch0 < 65535 ? a.batch - p.batch0 : 65535);
-    kernel<<<dim3(static_cast<unsigned>(blocks), batches), Cfg::THREADS + 32 * kCopyWarps, smem, a.stream>>>(p);
-    TCGEMM_TRY(check_launch("mma_ws_gemm_kernel"));
-  }
-  return Status::Ok();
+  return launch_over_tiles<Cfg>(a, mma_ws_gemm_kernel<Cfg, DT, ACC, L>, Cfg::THREADS + 32 * kCopyWarps,
+                                Cfg::template smem_bytes<L>() + 2 * Cfg::STAGES * 8, "mma_ws_gemm_kernel");
 }
 
 template <class Cfg, DType DT, Accum ACC, Layout L>
