@@ -8,7 +8,7 @@ namespace tcgemm::sm89 {
 // 4 copy warps through mbarriers instead of block-wide copies and barriers;
 // 4 stages (128 KB), one block per SM.
 Status launch_mma_ws_s4(const GemmArgs& a) {
-  return launch_variant<Config<128, 128, 64, 2, 2, 4, true, true, true, 1, true, true>, MmaWsLaunch>(a);
+  return launch_variant<Config<128, 128, 64, 2, 2, 4, true, true, true, 1, true, true>, MmaWs<4>::Launch>(a);
 }
 
 }  // namespace tcgemm::sm89

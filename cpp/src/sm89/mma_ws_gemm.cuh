@@ -21,10 +21,8 @@
 
 namespace tcgemm::sm89 {
 
-constexpr int kCopyWarps = 4;
-
-template <class Cfg, DType DT, Accum ACC, Layout L>
-__global__ void __launch_bounds__(Cfg::THREADS + 32 * kCopyWarps, 1) mma_ws_gemm_kernel(const Params p) {
+template <class Cfg, DType DT, Accum ACC, Layout L, int COPY_WARPS>
+__global__ void __launch_bounds__(Cfg::THREADS + 32 * COPY_WARPS, 1) mma_ws_gemm_kernel(const Params p) {
   using T = typename Element<DT>::T;
   using ATile = typename Cfg::ATile;
   using BTile = typename Cfg::template BTile<L>;
@@ -47,7 +45,7 @@ __global__ void __launch_bounds__(Cfg::THREADS + 32 * kCopyWarps, 1) mma_ws_gemm
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
-      ptx::mbarrier_init(full_barrier(s), 32 * kCopyWarps);  // one async arrival per copy thread
+      ptx::mbarrier_init(full_barrier(s), 32 * COPY_WARPS);  // one async arrival per copy thread
       ptx::mbarrier_init(empty_barrier(s), MMA_WARPS);  // one arrival per MMA warp
     }
   }
@@ -56,7 +54,7 @@ __global__ void __launch_bounds__(Cfg::THREADS + 32 * kCopyWarps, 1) mma_ws_gemm
   if (warp >= MMA_WARPS) {
     // ---- copy_warps: slice kt into slot kt % STAGES once the MMA warps have
     // handed that slot back (phase kt / STAGES - 1 of its empty_barrier).
-    constexpr int COPY_THREADS = 32 * kCopyWarps;
+    constexpr int COPY_THREADS = 32 * COPY_WARPS;
     const int ct = threadIdx.x - Cfg::THREADS;
     const T* A = static_cast<const T*>(p.A) + batch * p.stride_a;
     const T* B = static_cast<const T*>(p.B) + batch * p.stride_b;
@@ -152,15 +150,19 @@ __global__ void __launch_bounds__(Cfg::THREADS + 32 * kCopyWarps, 1) mma_ws_gemm
 }
 
 // ---- host side: the tiles' shared memory, then the 2 x STAGES barriers.
-template <class Cfg, DType DT, Accum ACC, Layout L>
+template <class Cfg, DType DT, Accum ACC, Layout L, int COPY_WARPS>
 Status launch_mma_ws(const GemmArgs& a) {
-  return launch_over_tiles<Cfg>(a, mma_ws_gemm_kernel<Cfg, DT, ACC, L>, Cfg::THREADS + 32 * kCopyWarps,
+  return launch_over_tiles<Cfg>(a, mma_ws_gemm_kernel<Cfg, DT, ACC, L, COPY_WARPS>, Cfg::THREADS + 32 * COPY_WARPS,
                                 Cfg::template smem_bytes<L>() + 2 * Cfg::STAGES * 8, "mma_ws_gemm_kernel");
 }
 
-template <class Cfg, DType DT, Accum ACC, Layout L>
-struct MmaWsLaunch {
-  static Status run(const GemmArgs& a) { return launch_mma_ws<Cfg, DT, ACC, L>(a); }
+// launch_variant's launcher for COPY_WARPS copy warps: MmaWs<4>::Launch.
+template <int COPY_WARPS>
+struct MmaWs {
+  template <class Cfg, DType DT, Accum ACC, Layout L>
+  struct Launch {
+    static Status run(const GemmArgs& a) { return launch_mma_ws<Cfg, DT, ACC, L, COPY_WARPS>(a); }
+  };
 };
 
 }  // namespace tcgemm::sm89
