@@ -31,8 +31,7 @@ namespace tcgemm::sm89 {
   X(mma_spread, 3)              \
   X(mma_spread_8w, 3)           \
   X(mma_unroll, 3)              \
-  X(mma_unroll_8w, 3)           \
-  X(mma_ws, 4)
+  X(mma_unroll_8w, 3)
 
 #define TCGEMM_SM89_DECLARE(variant, stages) Status launch_##variant##_s##stages(const GemmArgs& a);
 TCGEMM_SM89_ENTRIES(TCGEMM_SM89_DECLARE)
@@ -73,10 +72,12 @@ TCGEMM_SM89_ENTRIES(TCGEMM_SM89_DECLARE)
   X(8, it8t_db_sp_u, 256, 128, 64, 4, 2, 3, true, true, true, 1, true, true, true, true)
 // Warp-specialized candidates (mma_ws_gemm.cuh, compiled in tuning_ws.cu):
 // name, copy warps, then the Config as above.
+// Measured slower than mma_spread (bench/results/h200_ada_ws.md), so not a
+// ladder step: 4 MMA warps per SM where mma_spread runs 8.
 #define TCGEMM_SM89_TUNING_WS(X)                                          \
+  X(ws_s4, 4, 128, 128, 64, 2, 2, 4, true, true, true, 1, true, true)     \
   X(ws_s6, 4, 128, 128, 64, 2, 2, 6, true, true, true, 1, true, true)     \
-  X(ws_cw1_s4, 1, 128, 128, 64, 2, 2, 4, true, true, true, 1, true, true) \
-  X(ws_cw1_s6, 1, 128, 128, 64, 2, 2, 6, true, true, true, 1, true, true)
+  X(ws_cw1_s4, 1, 128, 128, 64, 2, 2, 4, true, true, true, 1, true, true)
 #if TCGEMM_TUNING
 #define TCGEMM_SM89_DECLARE_X(part, name, ...) Status launch_x_##name(const GemmArgs& a);
 TCGEMM_SM89_TUNING(TCGEMM_SM89_DECLARE_X)

@@ -31,8 +31,9 @@
 //                   (UNROLL_STAGES): the slot of every slice is a constant,
 //                   so no `kt % STAGES` arithmetic and the slot offsets fold
 //                   into the ldmatrix / cp.async immediates
-//   sm89.mma_ws     (mma_ws_gemm.cuh) mma_spread's tile warp-specialized:
-//                   copy warps and MMA warps meet at mbarriers
+// Off the ladder, tuning candidates only: sm89.x.ws_* (mma_ws_gemm.cuh),
+// mma_spread's tile warp-specialized (copy and MMA warps meet at mbarriers),
+// measured slower: without setmaxnreg the copy warps cost MMA warps.
 // NN (B row-major K x N) reads B with ldmatrix.trans; TN (B stored N x K) reads
 // it plain. Edges: predicated zero-filling copies and clipped stores, so any
 // M, N, K >= 1 works. Batches: blockIdx.y is the batch (each operand's base

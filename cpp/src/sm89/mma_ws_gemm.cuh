@@ -1,4 +1,4 @@
-// sm89.mma_ws: the Ada GEMM, warp-specialized. Copy warps (copy_warps) issue
+// sm89.x.ws_* (tuning candidates): the Ada GEMM, warp-specialized. Copy warps (copy_warps) issue
 // every cp.async of the block and signal each slot's arrival through an
 // mbarrier (cp.async.mbarrier.arrive.noinc); the MMA warps (mma_warps)
 // wait on that slot's full_barrier, multiply, and hand the slot back through
@@ -15,6 +15,10 @@
 // already fill the SM, and a ninth (copy) warp caps every thread at 168
 // registers (16K / (3 x 32)), which spills ~0.5 KB per thread (ptxas). Without
 // setmaxnreg (sm_90) the copy warps cost MMA warps: here one per scheduler.
+// Measured on the H200 (bench/results/h200_ada_ws.md): 0.74-0.85x of the
+// spread kernels' TFLOPS with 4 copy warps, under half with one copy warp;
+// 6 stages no better. With one MMA warp per scheduler a stalled MMA warp has
+// no partner to cover for it, which the removed copies do not pay back.
 #pragma once
 #include "ptx/mbarrier.h"
 #include "sm89/mma_sync_gemm.cuh"
@@ -46,7 +50,7 @@ __global__ void __launch_bounds__(Cfg::THREADS + 32 * COPY_WARPS, 1) mma_ws_gemm
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
       ptx::mbarrier_init(full_barrier(s), 32 * COPY_WARPS);  // one async arrival per copy thread
-      ptx::mbarrier_init(empty_barrier(s), MMA_WARPS);  // one arrival per MMA warp
+      ptx::mbarrier_init(empty_barrier(s), Cfg::THREADS);  // one arrival per MMA thread
     }
   }
   __syncthreads();  // the inits, visible to the block (sm_80: no cluster, no fence needed)
@@ -134,10 +138,12 @@ __global__ void __launch_bounds__(Cfg::THREADS + 32 * COPY_WARPS, 1) mma_ws_gemm
       if (kk + 1 < Cfg::K_STEPS) {
         load_fragments(s, kk + 1, a[(kk + 1) % 2], b[(kk + 1) % 2]);
       } else {
-        // Every read of slot s is done (ldmatrix is warp-wide and ordered
-        // before the release of mbarrier.arrive): the copy warp may refill it.
-        __syncwarp();
-        if (lane == 0) ptx::mbarrier_arrive_sm80(empty_barrier(s));
+        // This thread's reads of slot s are done: its arrival (a release)
+        // orders them before the copy warps' refill (their test_wait is the
+        // acquire). Every MMA thread arrives for its own reads rather than
+        // one lane per warp after __syncwarp: ordering-wise the same, but the
+        // per-thread form is what compute-sanitizer's racecheck can follow.
+        ptx::mbarrier_arrive_sm80(empty_barrier(s));
         if (kt + 1 < k_tiles) {
           wait_full(kt + 1);
           load_fragments((kt + 1) % STAGES, 0, a[0], b[0]);

@@ -29,7 +29,6 @@ std::vector<KernelInfo> sm89_kernels() {
       {"mma_spread_8w", "mma_spread on one 8-warp 128x256 block per SM", 128, 256, 64},
       {"mma_unroll", "mma_spread with its whole-slice iterations unrolled by the stage count: every pipeline slot a constant, folded into the ldmatrix/cp.async addresses (2.24 -> ~1.9 instructions per MMA)", 128, 128, 64},
       {"mma_unroll_8w", "mma_unroll on one 8-warp 128x256 block per SM", 128, 256, 64},
-      {"mma_ws", "mma_spread's 128x128 tile warp-specialized: 4 copy warps issue every cp.async and signal each slot through an mbarrier (cp.async.mbarrier.arrive); the 4 MMA warps wait per slot, no block barrier in the mainloop", 128, 128, 64},
   };
   std::vector<KernelInfo> v;
   auto add = [&](const char* name, const Step& s, int stages, LaunchFn fn) {
@@ -54,7 +53,7 @@ std::vector<KernelInfo> sm89_kernels() {
 #define TCGEMM_SM89_ADD_X(part, name, bm, bn, bk, wm, wn, stages, ...) \
   add_x("sm89.x." #name, "tuning candidate", bm, bn, bk, stages, &sm89::launch_x_##name);
 #define TCGEMM_SM89_ADD_WS(name, copy_warps, bm, bn, bk, wm, wn, stages, ...) \
-  add_x("sm89.x." #name, "tuning candidate (mma_ws, " #copy_warps " copy warps)", bm, bn, bk, stages, \
+  add_x("sm89.x." #name, "tuning candidate (warp-specialized, " #copy_warps " copy warps)", bm, bn, bk, stages, \
         &sm89::launch_x_##name);
   TCGEMM_SM89_TUNING(TCGEMM_SM89_ADD_X)
   TCGEMM_SM89_TUNING_WS(TCGEMM_SM89_ADD_WS)

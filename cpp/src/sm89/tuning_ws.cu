@@ -1,5 +1,5 @@
 // Ada tuning candidates of the warp-specialized kernel (launch.h,
-// TCGEMM_SM89_TUNING_WS): copy-warp count and stages around sm89.mma_ws.s4.
+// TCGEMM_SM89_TUNING_WS): copy-warp count and stages.
 #include "sm89/tuning.cuh"
 #if TCGEMM_TUNING
 #include "sm89/mma_ws_gemm.cuh"
