@@ -26,6 +26,14 @@ TCGEMM_DEVICE void cp_async_cg_16_or_zero(uint32_t dst_smem, const void* src, bo
       : "memory");
 }
 
+// cp.async.mbarrier.arrive.noinc: an arrival on the mbarrier `bar` once every
+// cp.async this thread issued before it has landed (sm_80+). .noinc: the
+// arrival is one of those the barrier was initialised to expect (init it with
+// the number of threads that issue this), rather than one added on top.
+TCGEMM_DEVICE void cp_async_mbarrier_arrive_noinc(uint32_t bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+
 TCGEMM_DEVICE void cp_async_commit_group() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 
 // Wait until at most N of this thread's committed groups are still in flight.

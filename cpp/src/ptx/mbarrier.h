@@ -105,4 +105,22 @@ TCGEMM_DEVICE void mbarrier_wait_parity_cluster(uint32_t bar, uint32_t parity) {
   }
 }
 
+// The sm_80 forms (what the Ada family may use: no .sem/.scope qualifiers,
+// which need sm_90; the defaults are release / acquire at CTA scope).
+// mbarrier.arrive: one arrival.
+TCGEMM_DEVICE void mbarrier_arrive_sm80(uint32_t bar) {
+  asm volatile("{\n .reg .b64 state;\n mbarrier.arrive.shared::cta.b64 state, [%0];\n}\n" ::"r"(bar) : "memory");
+}
+// mbarrier.test_wait.parity: true once the phase with parity `parity` has
+// completed; never suspends (try_wait, which may, is sm_90+).
+TCGEMM_DEVICE bool mbarrier_test_wait_parity(uint32_t bar, uint32_t parity) {
+  uint32_t done;
+  asm volatile(
+      "{\n .reg .pred p;\n mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(done)
+      : "r"(bar), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+
 }  // namespace tcgemm::ptx

@@ -70,9 +70,20 @@ TCGEMM_SM89_ENTRIES(TCGEMM_SM89_DECLARE)
   X(7, it8_sp_u, 128, 256, 64, 2, 4, 3, true, true, true, 1, false, true, true, true) \
   X(8, it8_db_sp_u_s4, 128, 256, 64, 2, 4, 4, true, true, true, 1, true, true, true, true) \
   X(8, it8t_db_sp_u, 256, 128, 64, 4, 2, 3, true, true, true, 1, true, true, true, true)
+// Warp-specialized candidates (mma_ws_gemm.cuh, compiled in tuning_ws.cu):
+// name, copy warps, then the Config as above.
+// Measured slower than mma_spread (bench/results/h200_ada_ws.md), so not a
+// ladder step: 4 MMA warps per SM where mma_spread runs 8.
+#define TCGEMM_SM89_TUNING_WS(X)                                          \
+  X(ws_s4, 4, 128, 128, 64, 2, 2, 4, true, true, true, 1, true, true)     \
+  X(ws_s6, 4, 128, 128, 64, 2, 2, 6, true, true, true, 1, true, true)     \
+  X(ws_cw1_s4, 1, 128, 128, 64, 2, 2, 4, true, true, true, 1, true, true)
 #if TCGEMM_TUNING
 #define TCGEMM_SM89_DECLARE_X(part, name, ...) Status launch_x_##name(const GemmArgs& a);
 TCGEMM_SM89_TUNING(TCGEMM_SM89_DECLARE_X)
+#define TCGEMM_SM89_DECLARE_WS(name, ...) Status launch_x_##name(const GemmArgs& a);
+TCGEMM_SM89_TUNING_WS(TCGEMM_SM89_DECLARE_WS)
+#undef TCGEMM_SM89_DECLARE_WS
 #undef TCGEMM_SM89_DECLARE_X
 #endif
 

@@ -31,6 +31,9 @@
 //                   (UNROLL_STAGES): the slot of every slice is a constant,
 //                   so no `kt % STAGES` arithmetic and the slot offsets fold
 //                   into the ldmatrix / cp.async immediates
+// Off the ladder, tuning candidates only: sm89.x.ws_* (mma_ws_gemm.cuh),
+// mma_spread's tile warp-specialized (copy and MMA warps meet at mbarriers),
+// measured slower: without setmaxnreg the copy warps cost MMA warps.
 // NN (B row-major K x N) reads B with ldmatrix.trans; TN (B stored N x K) reads
 // it plain. Edges: predicated zero-filling copies and clipped stores, so any
 // M, N, K >= 1 works. Batches: blockIdx.y is the batch (each operand's base
@@ -174,6 +177,113 @@ __device__ __forceinline__ uint32_t chunk_bytes(int left) {
   return left >= 8 ? 16u : left > 0 ? uint32_t(left) * 2u : 0u;
 }
 
+// ADDR_ITER: one lane's ldmatrix offsets, per k16 step (A, TN B) or per pair
+// of n8 fragments (NN B), computed once; fragment i (j) adds i * 16 (j * 8)
+// rows and NN step kk adds kk * 16 rows, multiples of the swizzle period.
+template <class Cfg, Layout L>
+struct FragmentLoader {
+  using ATile = typename Cfg::ATile;
+  using BTile = typename Cfg::template BTile<L>;
+  static constexpr int MT = Cfg::MT, NT = Cfg::NT;
+  uint32_t a_frag[Cfg::K_STEPS] = {}, b_frag[L == Layout::TN ? Cfg::K_STEPS : NT / 2] = {};
+
+  __device__ __forceinline__ void init(int warp_m, int warp_n, int lane) {
+#pragma unroll
+    for (int kk = 0; kk < Cfg::K_STEPS; ++kk) {
+      a_frag[kk] = ATile::offset(warp_m * Cfg::WM + (lane & 15), kk * 2 + (lane >> 4));
+      if constexpr (L == Layout::TN)
+        b_frag[kk] = BTile::offset(warp_n * Cfg::WN + (lane & 7) + ((lane >> 4) << 3), kk * 2 + ((lane >> 3) & 1));
+    }
+    if constexpr (L == Layout::NN)
+#pragma unroll
+      for (int j = 0; j < NT; j += 2)
+        b_frag[j / 2] = BTile::offset((lane & 7) + (((lane >> 3) & 1) << 3), (warp_n * Cfg::WN + j * 8) / 8 + (lane >> 4));
+  }
+  // The A and B fragments of k16 step kk from the slot whose tiles start at a_src / b_src.
+  __device__ __forceinline__ void load(uint32_t a_src, uint32_t b_src, int kk, uint32_t (&a)[MT][4],
+                                       uint32_t (&b)[NT][2]) const {
+#pragma unroll
+    for (int i = 0; i < MT; ++i) ptx::ldmatrix_x4(a[i], a_src + a_frag[kk] + i * 16 * ATile::row_bytes);
+#pragma unroll
+    for (int j = 0; j < NT; j += 2) {
+      uint32_t r[4];
+      if constexpr (L == Layout::TN) ptx::ldmatrix_x4(r, b_src + b_frag[kk] + j * 8 * BTile::row_bytes);
+      else ptx::ldmatrix_x4_trans(r, b_src + b_frag[j / 2] + kk * 16 * BTile::row_bytes);
+      b[j][0] = r[0], b[j][1] = r[1], b[j + 1][0] = r[2], b[j + 1][1] = r[3];
+    }
+  }
+};
+
+// ---- epilogue: registers -> global, 16 bytes per lane (every kernel of the
+// family ends with it; the fused epilogue is applied on the way).
+template <class Cfg, DType DT, Accum ACC>
+__device__ __forceinline__ void store_accumulators(const Params& p, const Accumulator<ACC> (&acc)[Cfg::MT][Cfg::NT],
+                                                   int m0, int n0, int warp_m, int warp_n, int lane, int64_t batch) {
+  using T = typename Element<DT>::T;
+  constexpr int MT = Cfg::MT, NT = Cfg::NT;
+  // A lane holds 2 adjacent columns of rows (lane/4) and (lane/4 + 8) of each
+  // m16n8 fragment; the 4 lanes of a quad together hold 8 adjacent columns.
+  // Four shuffle rounds rotate the quad's values so that lane t of the quad
+  // ends up with all 8 columns of fragment j = t: then every lane stores one
+  // 16-byte vector, and a warp's store covers 8 rows x 64 contiguous bytes.
+  T* C = static_cast<T*>(p.C) + batch * p.stride_c;
+  const int quad = lane >> 2, t = lane & 3;
+  with_epilogue(p.ep, [&](auto plain) {
+    constexpr bool kPlain = decltype(plain)::value;
+#pragma unroll
+    for (int i = 0; i < MT; ++i) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {  // rows quad and quad + 8 of the fragment
+        const int gm = m0 + warp_m * Cfg::WM + i * 16 + quad + 8 * h;
+#pragma unroll
+        for (int j0 = 0; j0 < NT; j0 += 4) {  // four n8 fragments: one per quad lane
+          uint32_t packed[4];
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            const int col = n0 + warp_n * Cfg::WN + (j0 + j) * 8 + 2 * t;  // this lane's column pair
+            if constexpr (ACC == Accum::f32) {
+              packed[j] = epilogue_apply<DT, kPlain>(p.ep, acc[i][j0 + j].v[2 * h], acc[i][j0 + j].v[2 * h + 1], gm,
+                                                     col, p.M, p.N, batch);
+            } else if constexpr (kPlain) {
+              packed[j] = acc[i][j0 + j].v[h];
+            } else {
+              const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&acc[i][j0 + j].v[h]));
+              packed[j] = epilogue_apply<DT, false>(p.ep, f.x, f.y, gm, col, p.M, p.N, batch);
+            }
+          }
+          uint32_t got[4];
+#pragma unroll
+          for (int r = 0; r < 4; ++r) {
+            // Round r: lane t reads quad lane (t + r) % 4, which sends its
+            // columns of fragment j = (its t - r) % 4, i.e. the reader's t.
+            const uint32_t send = select4(packed, (t - r) & 3);
+            got[r] = __shfl_sync(0xffffffffu, send, (quad << 2) | ((t + r) & 3));
+          }
+          // got[r] holds columns 2s, 2s+1 with s = (t + r) % 4: put them in order.
+          // (Selects, not a lane-dependent array index, which would go to local memory.)
+          uint32_t out[4];
+#pragma unroll
+          for (int s = 0; s < 4; ++s) out[s] = select4(got, (s - t) & 3);
+          const int gn = n0 + warp_n * Cfg::WN + (j0 + t) * 8;
+          if (gm < p.M && gn < p.N) {
+            T* dst = C + static_cast<int64_t>(gm) * p.ldc + gn;
+            if (gn + 8 <= p.N) {
+              *reinterpret_cast<uint4*>(dst) = make_uint4(out[0], out[1], out[2], out[3]);
+            } else {
+#pragma unroll
+              for (int c = 0; c < 8; ++c) {  // constant c keeps `out` in registers
+                const uint32_t pair = out[c / 2];
+                const uint16_t bits = static_cast<uint16_t>(c % 2 ? pair >> 16 : pair & 0xffffu);
+                if (c < p.N - gn) reinterpret_cast<uint16_t*>(dst)[c] = bits;
+              }
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
 template <class Cfg, DType DT, Accum ACC, Layout L>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_kernel(const Params p) {
   using T = typename Element<DT>::T;
@@ -306,34 +416,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
   // ---- shared -> registers: the A and B fragments of k16 step kk of slot `stage`.
   using AFrag = uint32_t[MT][4];
   using BFrag = uint32_t[NT][2];
-  // ADDR_ITER: this lane's ldmatrix offsets, per k16 step (A, TN B) or per
-  // pair of n8 fragments (NN B); fragment i (j) adds i * 16 (j * 8) rows and
-  // NN step kk adds kk * 16 rows, multiples of the swizzle period.
-  uint32_t a_frag[Cfg::K_STEPS] = {}, b_frag[L == Layout::TN ? Cfg::K_STEPS : NT / 2] = {};
-  if constexpr (Cfg::ADDR_ITER) {
-#pragma unroll
-    for (int kk = 0; kk < Cfg::K_STEPS; ++kk) {
-      a_frag[kk] = ATile::offset(warp_m * Cfg::WM + (lane & 15), kk * 2 + (lane >> 4));
-      if constexpr (L == Layout::TN)
-        b_frag[kk] = BTile::offset(warp_n * Cfg::WN + (lane & 7) + ((lane >> 4) << 3), kk * 2 + ((lane >> 3) & 1));
-    }
-    if constexpr (L == Layout::NN)
-#pragma unroll
-      for (int j = 0; j < NT; j += 2)
-        b_frag[j / 2] = BTile::offset((lane & 7) + (((lane >> 3) & 1) << 3), (warp_n * Cfg::WN + j * 8) / 8 + (lane >> 4));
-  }
+  // ADDR_ITER: this lane's ldmatrix offsets, set up once (FragmentLoader).
+  FragmentLoader<Cfg, L> frags;
+  if constexpr (Cfg::ADDR_ITER) frags.init(warp_m, warp_n, lane);
   auto load_fragments_iter = [&](int stage, int kk, AFrag& a, BFrag& b) {
-    const uint32_t a_src = smem_a + stage * ATile::bytes;
-    const uint32_t b_src = smem_b + stage * BTile::bytes;
-#pragma unroll
-    for (int i = 0; i < MT; ++i) ptx::ldmatrix_x4(a[i], a_src + a_frag[kk] + i * 16 * ATile::row_bytes);
-#pragma unroll
-    for (int j = 0; j < NT; j += 2) {
-      uint32_t r[4];
-      if constexpr (L == Layout::TN) ptx::ldmatrix_x4(r, b_src + b_frag[kk] + j * 8 * BTile::row_bytes);
-      else ptx::ldmatrix_x4_trans(r, b_src + b_frag[j / 2] + kk * 16 * BTile::row_bytes);
-      b[j][0] = r[0], b[j][1] = r[1], b[j + 1][0] = r[2], b[j + 1][1] = r[3];
-    }
+    frags.load(smem_a + stage * ATile::bytes, smem_b + stage * BTile::bytes, kk, a, b);
   };
   auto load_fragments_at = [&](int stage, int kk, AFrag& a, BFrag& b) {
     const uint32_t a_src = smem_a + stage * ATile::bytes;
@@ -494,75 +581,13 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
   }
   ptx::cp_async_wait_group<0>();
 
-  // ---- epilogue: registers -> global, 16 bytes per lane.
-  // A lane holds 2 adjacent columns of rows (lane/4) and (lane/4 + 8) of each
-  // m16n8 fragment; the 4 lanes of a quad together hold 8 adjacent columns.
-  // Four shuffle rounds rotate the quad's values so that lane t of the quad
-  // ends up with all 8 columns of fragment j = t: then every lane stores one
-  // 16-byte vector, and a warp's store covers 8 rows x 64 contiguous bytes.
-  T* C = static_cast<T*>(p.C) + batch * p.stride_c;
-  const int quad = lane >> 2, t = lane & 3;
-  with_epilogue(p.ep, [&](auto plain) {
-    constexpr bool kPlain = decltype(plain)::value;
-#pragma unroll
-    for (int i = 0; i < MT; ++i) {
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {  // rows quad and quad + 8 of the fragment
-        const int gm = m0 + warp_m * Cfg::WM + i * 16 + quad + 8 * h;
-#pragma unroll
-        for (int j0 = 0; j0 < NT; j0 += 4) {  // four n8 fragments: one per quad lane
-          uint32_t packed[4];
-#pragma unroll
-          for (int j = 0; j < 4; ++j) {
-            const int col = n0 + warp_n * Cfg::WN + (j0 + j) * 8 + 2 * t;  // this lane's column pair
-            if constexpr (ACC == Accum::f32) {
-              packed[j] = epilogue_apply<DT, kPlain>(p.ep, acc[i][j0 + j].v[2 * h], acc[i][j0 + j].v[2 * h + 1], gm,
-                                                     col, p.M, p.N, batch);
-            } else if constexpr (kPlain) {
-              packed[j] = acc[i][j0 + j].v[h];
-            } else {
-              const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&acc[i][j0 + j].v[h]));
-              packed[j] = epilogue_apply<DT, false>(p.ep, f.x, f.y, gm, col, p.M, p.N, batch);
-            }
-          }
-          uint32_t got[4];
-#pragma unroll
-          for (int r = 0; r < 4; ++r) {
-            // Round r: lane t reads quad lane (t + r) % 4, which sends its
-            // columns of fragment j = (its t - r) % 4, i.e. the reader's t.
-            const uint32_t send = select4(packed, (t - r) & 3);
-            got[r] = __shfl_sync(0xffffffffu, send, (quad << 2) | ((t + r) & 3));
-          }
-          // got[r] holds columns 2s, 2s+1 with s = (t + r) % 4: put them in order.
-          // (Selects, not a lane-dependent array index, which would go to local memory.)
-          uint32_t out[4];
-#pragma unroll
-          for (int s = 0; s < 4; ++s) out[s] = select4(got, (s - t) & 3);
-          const int gn = n0 + warp_n * Cfg::WN + (j0 + t) * 8;
-          if (gm < p.M && gn < p.N) {
-            T* dst = C + static_cast<int64_t>(gm) * p.ldc + gn;
-            if (gn + 8 <= p.N) {
-              *reinterpret_cast<uint4*>(dst) = make_uint4(out[0], out[1], out[2], out[3]);
-            } else {
-#pragma unroll
-              for (int c = 0; c < 8; ++c) {  // constant c keeps `out` in registers
-                const uint32_t pair = out[c / 2];
-                const uint16_t bits = static_cast<uint16_t>(c % 2 ? pair >> 16 : pair & 0xffffu);
-                if (c < p.N - gn) reinterpret_cast<uint16_t*>(dst)[c] = bits;
-              }
-            }
-          }
-        }
-      }
-    }
-  });
+  store_accumulators<Cfg, DT, ACC>(p, acc, m0, n0, warp_m, warp_n, lane, batch);
 }
 
-// ---- host side: launch one instantiation.
-template <class Cfg, DType DT, Accum ACC, Layout L>
-Status launch_mma_sync(const GemmArgs& a) {
-  const auto kernel = mma_sync_gemm_kernel<Cfg, DT, ACC, L>;
-  constexpr int smem = Cfg::template smem_bytes<L>();
+// ---- host side: `kernel` (taking Params) over the output tiles of `a`, Cfg's
+// BM x BN each, with `threads` per block and `smem` bytes of dynamic shared memory.
+template <class Cfg, class Kernel>
+Status launch_over_tiles(const GemmArgs& a, Kernel kernel, int threads, int smem, const char* name) {
   if (smem > 48 * 1024) {
     // Above 48 KB a block's dynamic shared memory must be opted into.
     TCGEMM_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
@@ -576,25 +601,37 @@ Status launch_mma_sync(const GemmArgs& a) {
   // gridDim.y is at most 65535: larger batches take one launch per 65535.
   for (p.batch0 = 0; p.batch0 < a.batch; p.batch0 += 65535) {
     const unsigned batches = static_cast<unsigned>(a.batch - p.batch0 < 65535 ? a.batch - p.batch0 : 65535);
-    kernel<<<dim3(static_cast<unsigned>(blocks), batches), Cfg::THREADS, smem, a.stream>>>(p);
-    TCGEMM_TRY(check_launch("mma_sync_gemm_kernel"));
+    kernel<<<dim3(static_cast<unsigned>(blocks), batches), threads, smem, a.stream>>>(p);
+    TCGEMM_TRY(check_launch(name));
   }
   return Status::Ok();
 }
 
-// The dtype / accumulator / layout combinations one registry entry serves.
-template <class Cfg>
+template <class Cfg, DType DT, Accum ACC, Layout L>
+Status launch_mma_sync(const GemmArgs& a) {
+  return launch_over_tiles<Cfg>(a, mma_sync_gemm_kernel<Cfg, DT, ACC, L>, Cfg::THREADS, Cfg::template smem_bytes<L>(),
+                                "mma_sync_gemm_kernel");
+}
+
+template <class Cfg, DType DT, Accum ACC, Layout L>
+struct MmaSyncLaunch {
+  static Status run(const GemmArgs& a) { return launch_mma_sync<Cfg, DT, ACC, L>(a); }
+};
+
+// The dtype / accumulator / layout combinations one registry entry serves
+// (Launch: which kernel template runs them).
+template <class Cfg, template <class, DType, Accum, Layout> class Launch = MmaSyncLaunch>
 Status launch_variant(const GemmArgs& a) {
   const bool tn = a.layout == Layout::TN;
   if (a.dtype == DType::f16 && a.accum == Accum::f32)
-    return tn ? launch_mma_sync<Cfg, DType::f16, Accum::f32, Layout::TN>(a)
-              : launch_mma_sync<Cfg, DType::f16, Accum::f32, Layout::NN>(a);
+    return tn ? Launch<Cfg, DType::f16, Accum::f32, Layout::TN>::run(a)
+              : Launch<Cfg, DType::f16, Accum::f32, Layout::NN>::run(a);
   if (a.dtype == DType::f16 && a.accum == Accum::f16)
-    return tn ? launch_mma_sync<Cfg, DType::f16, Accum::f16, Layout::TN>(a)
-              : launch_mma_sync<Cfg, DType::f16, Accum::f16, Layout::NN>(a);
+    return tn ? Launch<Cfg, DType::f16, Accum::f16, Layout::TN>::run(a)
+              : Launch<Cfg, DType::f16, Accum::f16, Layout::NN>::run(a);
   if (a.dtype == DType::bf16 && a.accum == Accum::f32)
-    return tn ? launch_mma_sync<Cfg, DType::bf16, Accum::f32, Layout::TN>(a)
-              : launch_mma_sync<Cfg, DType::bf16, Accum::f32, Layout::NN>(a);
+    return tn ? Launch<Cfg, DType::bf16, Accum::f32, Layout::TN>::run(a)
+              : Launch<Cfg, DType::bf16, Accum::f32, Layout::NN>::run(a);
   return Status::Error(StatusCode::not_supported,
                        "bf16 mma.sync has no f16 accumulator form (PTX ISA: mma .m16n8k16 .bf16 "
                        "takes .f32 accumulators only); use accumulate='f32'");

@@ -47,10 +47,17 @@ std::vector<KernelInfo> sm89_kernels() {
 #undef TCGEMM_SM89_ADD
 #undef TCGEMM_FN
 #if TCGEMM_TUNING && TCGEMM_BUILD_SM89
-#define TCGEMM_SM89_ADD_X(part, name, bm, bn, bk, wm, wn, stages, ...)                                        \
-  v.push_back(KernelInfo{"sm89.x." #name, "sm89", "tuning candidate", 89, dtypes, layouts, bit(Accum::f32), bm, \
-                         bn, bk, stages, &sm89::launch_x_##name, sass});
+  auto add_x = [&](const char* name, const char* idea, int bm, int bn, int bk, int stages, LaunchFn fn) {
+    v.push_back(KernelInfo{name, "sm89", idea, 89, dtypes, layouts, bit(Accum::f32), bm, bn, bk, stages, fn, sass});
+  };
+#define TCGEMM_SM89_ADD_X(part, name, bm, bn, bk, wm, wn, stages, ...) \
+  add_x("sm89.x." #name, "tuning candidate", bm, bn, bk, stages, &sm89::launch_x_##name);
+#define TCGEMM_SM89_ADD_WS(name, copy_warps, bm, bn, bk, wm, wn, stages, ...) \
+  add_x("sm89.x." #name, "tuning candidate (warp-specialized, " #copy_warps " copy warps)", bm, bn, bk, stages, \
+        &sm89::launch_x_##name);
   TCGEMM_SM89_TUNING(TCGEMM_SM89_ADD_X)
+  TCGEMM_SM89_TUNING_WS(TCGEMM_SM89_ADD_WS)
+#undef TCGEMM_SM89_ADD_WS
 #undef TCGEMM_SM89_ADD_X
 #endif
   return v;

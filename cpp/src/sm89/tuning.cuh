@@ -10,20 +10,24 @@
 
 namespace tcgemm::sm89 {
 
-// fp32 accumulation only (the tuning target): fp16 and bf16, both layouts.
-template <class Cfg>
-Status launch_tuning_candidate(const GemmArgs& a) {
-  const bool tn = a.layout == Layout::TN;
-  if (a.accum != Accum::f32) return Status::Error(StatusCode::not_supported, "tuning candidates: f32 accumulation only");
-  if (a.dtype == DType::f16)
-    return tn ? launch_mma_sync<Cfg, DType::f16, Accum::f32, Layout::TN>(a)
-              : launch_mma_sync<Cfg, DType::f16, Accum::f32, Layout::NN>(a);
-  return tn ? launch_mma_sync<Cfg, DType::bf16, Accum::f32, Layout::TN>(a)
-            : launch_mma_sync<Cfg, DType::bf16, Accum::f32, Layout::NN>(a);
-}
+// launch_variant's launcher for a candidate of the kernel that Inner launches:
+// fp32 accumulation only (the tuning target), fp16 and bf16, both layouts;
+// the f16-accumulator instantiations are never compiled.
+template <template <class, DType, Accum, Layout> class Inner = MmaSyncLaunch>
+struct TuningLaunch {
+  template <class Cfg, DType DT, Accum ACC, Layout L>
+  struct Launch {
+    static Status run(const GemmArgs& a) {
+      if constexpr (ACC == Accum::f16)
+        return Status::Error(StatusCode::not_supported, "tuning candidates: f32 accumulation only");
+      else
+        return Inner<Cfg, DT, ACC, L>::run(a);
+    }
+  };
+};
 
 #define TCGEMM_TUNE_DEFINE(name, ...) \
-  Status launch_x_##name(const GemmArgs& a) { return launch_tuning_candidate<Config<__VA_ARGS__>>(a); }
+  Status launch_x_##name(const GemmArgs& a) { return launch_variant<Config<__VA_ARGS__>, TuningLaunch<>::Launch>(a); }
 #define TCGEMM_TUNE_SKIP(name, ...)
 #define TCGEMM_TUNE_IN_0 TCGEMM_TUNE_SKIP
 #define TCGEMM_TUNE_IN_1 TCGEMM_TUNE_SKIP
