@@ -17,10 +17,9 @@
 #include <vector>
 
 #include "core/launch_check.h"
-#include "ptx/ldmatrix.h"
 #include "ptx/mma_sync.h"
-#include "sm89/smem_layout.h"
 #include "sm89/launch.h"
+#include "sm89/mma_sync_gemm.cuh"
 
 namespace tcgemm::sm89 {
 
@@ -47,10 +46,13 @@ __global__ void __launch_bounds__(256) mma_ceiling_kernel(int iters, float* sink
 }
 
 // The ldmatrix-fed loop (see the top of the file); one 8-warp block per SM.
-__global__ void __launch_bounds__(256, 1) mma_ldmatrix_ceiling_kernel(int iters, float* sink) {
-  using ATile = SmemTile<128, 8, true>;  // 128 rows x 64 k, the GEMMs' swizzle
-  using BTile = SmemTile<256, 8, true>;  // TN B: 256 rows (n) x 64 k
-  constexpr int MT = 4, NT = 8, K_STEPS = 4;
+// Tiles, warps and fragment loads are mma_spread_8w's (TN): one slot of it.
+using LdmatrixCeilingCfg = Config<128, 256, 64, 2, 4, 3, true, true, true, 1, true, true>;
+__global__ void __launch_bounds__(LdmatrixCeilingCfg::THREADS, 1) mma_ldmatrix_ceiling_kernel(int iters, float* sink) {
+  using Cfg = LdmatrixCeilingCfg;
+  using ATile = Cfg::ATile;
+  using BTile = Cfg::BTile<Layout::TN>;
+  constexpr int MT = Cfg::MT, NT = Cfg::NT, K_STEPS = Cfg::K_STEPS;
   __shared__ __align__(128) uint8_t smem[ATile::bytes + BTile::bytes];
   // Random fp16 values in [-1, 1) (an integer hash), so operands toggle as real data does.
   for (int i = threadIdx.x; i < (ATile::bytes + BTile::bytes) / 2; i += blockDim.x) {
@@ -60,19 +62,10 @@ __global__ void __launch_bounds__(256, 1) mma_ldmatrix_ceiling_kernel(int iters,
   }
   __syncthreads();
   const uint32_t a_base = ptx::smem_addr(smem), b_base = a_base + ATile::bytes;
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warp_m = warp % 2, warp_n = warp / 2;
-  auto load = [&](int kk, uint32_t (&a)[MT][4], uint32_t (&b)[NT][2]) {
-#pragma unroll
-    for (int i = 0; i < MT; ++i)
-      ptx::ldmatrix_x4(a[i], a_base + ATile::offset(warp_m * 64 + i * 16 + (lane & 15), kk * 2 + (lane >> 4)));
-#pragma unroll
-    for (int j = 0; j < NT; j += 2) {
-      uint32_t r[4];
-      ptx::ldmatrix_x4(r, b_base + BTile::offset(warp_n * 64 + j * 8 + (lane & 7) + ((lane >> 4) << 3),
-                                                 kk * 2 + ((lane >> 3) & 1)));
-      b[j][0] = r[0], b[j][1] = r[1], b[j + 1][0] = r[2], b[j + 1][1] = r[3];
-    }
-  };
+  const int warp = threadIdx.x / 32;
+  FragmentLoader<Cfg, Layout::TN> frags;
+  frags.init(warp % Cfg::WARPS_M, warp / Cfg::WARPS_M, threadIdx.x % 32);
+  auto load = [&](int kk, uint32_t (&a)[MT][4], uint32_t (&b)[NT][2]) { frags.load(a_base, b_base, kk, a, b); };
   float acc[MT][NT][4] = {};
   uint32_t a[2][MT][4], b[2][NT][2];
   load(0, a[0], b[0]);
@@ -99,7 +92,8 @@ Status time_mma_ceiling(bool f16_accum, bool ldmatrix_fed, int sm_count, int lau
   if (ldmatrix_fed && f16_accum)
     return Status::Error(StatusCode::not_supported, "the ldmatrix-fed ceiling is f32 accumulation only");
   // Either loop runs ~1.5-2 ms per launch on an H200, about an 8192^3 GEMM's time.
-  const int iters = ldmatrix_fed ? 2048 : 4096, blocks = ldmatrix_fed ? sm_count : sm_count * 4, threads = 256;
+  const int iters = ldmatrix_fed ? 2048 : 4096, blocks = ldmatrix_fed ? sm_count : sm_count * 4;
+  const int threads = ldmatrix_fed ? LdmatrixCeilingCfg::THREADS : 256;
   float* sink = nullptr;
   TCGEMM_CUDA_TRY(cudaMalloc(&sink, sizeof(float)));
   cudaEvent_t start, stop;
@@ -122,7 +116,8 @@ Status time_mma_ceiling(bool f16_accum, bool ldmatrix_fed, int sm_count, int lau
     if (s.ok()) ms->push_back(t);
   }
   cudaEventDestroy(start), cudaEventDestroy(stop), cudaFree(sink);
-  const double mmas_per_warp_iter = ldmatrix_fed ? 4 * 4 * 8 /*k16 steps x MT x NT*/ : 16 /*chains*/;
+  using C = LdmatrixCeilingCfg;
+  const double mmas_per_warp_iter = ldmatrix_fed ? C::K_STEPS * C::MT * C::NT : 16 /*chains*/;
   *flops = 2.0 * 16 * 8 * 16 * mmas_per_warp_iter * iters * (threads / 32) * blocks;
   return s;
 }
