@@ -276,17 +276,19 @@ PYBIND11_MODULE(_core, m) {
 
   m.def(
       "mma_sync_peak",
-      [](Accum accum) {
+      [](Accum accum, bool ldmatrix_fed) {
         double t = 0;
         Status s;
         {
           py::gil_scoped_release nogil;
-          s = mma_sync_peak(accum, &t);
+          s = mma_sync_peak(accum, &t, ldmatrix_fed);
         }
         check(s);
         return t;
       },
-      py::arg("accum"), "TFLOPS of a register-only mma.sync m16n8k16 loop on the current device.");
+      py::arg("accum"), py::arg("ldmatrix_fed") = false,
+      "TFLOPS (best of 5 launches) of the register-only mma.sync m16n8k16 loop on the current device, or with "
+      "ldmatrix_fed of the loop that reads its operands from shared memory.");
 
   m.def(
       "time_mma_ceiling",

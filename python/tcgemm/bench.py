@@ -350,18 +350,13 @@ def _sustained_ceiling(seconds, ldmatrix_fed=False):
     return _sustained(lambda n: _core.time_mma_ceiling(acc, n, ldmatrix_fed)[0], float(np.median(ms)), seconds, flops)
 
 
-def _ceiling_tflops(accum, ldmatrix_fed=False):
-    ms, flops = _core.time_mma_ceiling(accum, 5, ldmatrix_fed)
-    return flops / (min(ms) * 1e-3) / 1e12
-
-
 def mma_sync_peaks():
     """TFLOPS of a register-only mma.sync m16n8k16 loop (f32 and f16 accumulation)
     and of the ldmatrix-fed loop (f32_ldmatrix), or None where the Ada family
     cannot run."""
     try:
         return {"f32": _core.mma_sync_peak(_core.Accum.f32), "f16": _core.mma_sync_peak(_core.Accum.f16),
-                "f32_ldmatrix": _ceiling_tflops(_core.Accum.f32, ldmatrix_fed=True)}
+                "f32_ldmatrix": _core.mma_sync_peak(_core.Accum.f32, ldmatrix_fed=True)}
     except (RuntimeError, ValueError):
         return None
 

@@ -22,6 +22,6 @@ Status time_gemm(const std::vector<GemmArgs>& rotation, const std::string& kerne
 // back launches (ms each; FLOPs per launch); run long, it shows the ceiling at
 // the board's power limit. mma_sync_peak: TFLOPS of the best of 5.
 Status time_mma_ceiling(Accum accum, int launches, std::vector<float>* ms, double* flops, bool ldmatrix_fed = false);
-Status mma_sync_peak(Accum accum, double* tflops);
+Status mma_sync_peak(Accum accum, double* tflops, bool ldmatrix_fed = false);
 
 }  // namespace tcgemm

@@ -56,10 +56,10 @@ Status time_mma_ceiling(Accum accum, int launches, std::vector<float>* ms, doubl
 #endif
 }
 
-Status mma_sync_peak(Accum accum, double* tflops) {
+Status mma_sync_peak(Accum accum, double* tflops, bool ldmatrix_fed) {
   std::vector<float> ms;
   double flops = 0;
-  TCGEMM_TRY(time_mma_ceiling(accum, 5, &ms, &flops));
+  TCGEMM_TRY(time_mma_ceiling(accum, 5, &ms, &flops, ldmatrix_fed));
   float best = ms[0];
   for (float t : ms) best = t < best ? t : best;
   *tflops = flops / (best * 1e-3) / 1e12;
