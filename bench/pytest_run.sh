@@ -11,7 +11,7 @@ python3 -c "from tcgemm import _core; print('ldmatrix-fed ceiling (best of 5): %
 timeout ${PYTEST_TIMEOUT:-240} python3 -m pytest -v -rs -n ${N:-6} tests/python --ignore=tests/python/test_reliability.py \
   > $OUT/pytest.log 2>&1; echo "$(el) pytest -n ${N:-6} (all but reliability) rc=$?: $(tail -1 $OUT/pytest.log)"
 grep -E " (FAILED|ERROR) " $OUT/pytest.log | head
-timeout 90 python3 -m pytest -q --lf --tb=short tests/python --ignore=tests/python/test_reliability.py \
+timeout 90 python3 -m pytest -q --lf --lfnf=none --tb=short tests/python --ignore=tests/python/test_reliability.py \
   > $OUT/pytest_lf.log 2>&1; echo "$(el) the failures again, serially, rc=$?: $(tail -1 $OUT/pytest_lf.log)"
 grep -E "^E |^FAILED|Error" $OUT/pytest_lf.log | head -30
 timeout 60 python3 -m pytest -q -rs -p no:cacheprovider tests/python/test_reliability.py > $OUT/pytest_rel.log 2>&1
