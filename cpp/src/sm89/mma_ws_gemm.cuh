@@ -140,9 +140,9 @@ __global__ void __launch_bounds__(Cfg::THREADS + 32 * COPY_WARPS, 1) mma_ws_gemm
       } else {
         // This thread's reads of slot s are done: its arrival (a release)
         // orders them before the copy warps' refill (their test_wait is the
-        // acquire). Every MMA thread arrives for its own reads rather than
-        // one lane per warp after __syncwarp: ordering-wise the same, but the
-        // per-thread form is what compute-sanitizer's racecheck can follow.
+        // acquire). Every MMA thread arrives for its own reads: with one lane
+        // per warp arriving after __syncwarp, compute-sanitizer's racecheck
+        // reported the refills as racing the ldmatrix reads; like this, none.
         ptx::mbarrier_arrive_sm80(empty_barrier(s));
         if (kt + 1 < k_tiles) {
           wait_full(kt + 1);
