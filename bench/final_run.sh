@@ -27,7 +27,8 @@ if [ $rc -ne 0 ]; then
   grep -E "^#|signal" $L/gdb.log | head -25
   build "90a"   # go on with the Hopper build so the suites still run
 fi
-# 2. Suites (SKIP_TESTS=1: none, for a second call on a tree already tested).
+# 2. Suites (SKIP_TESTS=1: none, for a second call on a tree already tested;
+#    the sanitizers below still run unless SANITIZE="").
 if [ -z "${SKIP_TESTS:-}" ]; then
 timeout ${CTEST_TIMEOUT:-300} ctest --test-dir build --output-on-failure > $L/ctest.log 2>&1; echo "$(el) ctest: $(grep -E 'tests passed|tests failed' $L/ctest.log)"
 grep -E "Failed|FAIL" $L/ctest.log | head -5

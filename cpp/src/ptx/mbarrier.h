@@ -1,6 +1,7 @@
 // mbarrier: the shared-memory barrier object that TMA, wgmma/tcgen05 pipelines
-// and producer/consumer roles synchronise through (sm_90+; generic to sm_90a
-// and sm_100a).
+// and producer/consumer roles synchronise through. Most forms here are sm_90+
+// (generic to sm_90a and sm_100a); mbarrier_init and the sm_80 forms at the
+// end are what the Ada family may use.
 // PTX ISA: "Parallel Synchronization and Communication Instructions: mbarrier"
 // (mbarrier.init, mbarrier.arrive, mbarrier.expect_tx, mbarrier.try_wait) and
 // "Memory Consistency Model" for the .release/.acquire semantics.
@@ -14,7 +15,8 @@
 namespace tcgemm::ptx {
 
 // mbarrier.init: `count` arrivals complete each phase. One thread initialises;
-// the init is made visible by fence_mbarrier_init() + a CTA/cluster barrier.
+// the init is made visible by fence_mbarrier_init() + a CTA/cluster barrier
+// (within one CTA on sm_80, __syncthreads alone).
 TCGEMM_DEVICE void mbarrier_init(uint32_t bar, uint32_t count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
 }
