@@ -6,9 +6,12 @@
 #include <pybind11/stl.h>
 
 #include <cstdint>
+#include <mutex>
 #include <string>
+#include <unordered_set>
 
 #include "core/launch_check.h"
+#include "core/workspace.h"
 #include "dlpack.h"
 #include "tcgemm/tcgemm.h"
 
@@ -158,6 +161,53 @@ py::tuple buffer_from_dlpack(py::object capsule, uintptr_t stream) {
   return py::make_tuple(py::cast(b.release(), py::return_value_policy::take_ownership), transposed, true);
 }
 
+// Plan handles given to Python: run() takes only these (a bad integer is a
+// ValueError, not a wild pointer). Plans are never freed, so neither is this.
+struct PlanSet {
+  std::mutex mu;
+  std::unordered_set<const Plan*> set;
+  void insert(const Plan* p) {
+    std::lock_guard<std::mutex> lock(mu);
+    set.insert(p);
+  }
+  bool contains(const Plan* p) {
+    std::lock_guard<std::mutex> lock(mu);
+    return set.count(p) != 0;
+  }
+};
+PlanSet& issued_plans() {
+  static PlanSet* s = new PlanSet;
+  return *s;
+}
+
+// Makes `device` current for a scope (-1: leave it), as torch's device guard.
+struct DeviceGuard {
+  int prev = -1;
+  Status status;
+  explicit DeviceGuard(int device) {
+    if (device < 0) return;
+    int cur = -1;
+    status = cuda_status(cudaGetDevice(&cur), "cudaGetDevice");
+    if (status.ok() && cur != device) {
+      status = set_device(device);
+      if (status.ok()) prev = cur;
+    }
+  }
+  ~DeviceGuard() {
+    if (prev >= 0) cudaSetDevice(prev);
+  }
+};
+
+// Page-locked host memory exposed through the buffer protocol (np.frombuffer
+// keeps it alive); freed when the last view goes.
+struct PinnedBuffer {
+  void* ptr = nullptr;
+  size_t bytes = 0;
+  PinnedBuffer() = default;
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  ~PinnedBuffer() { pinned_free(ptr); }
+};
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -174,12 +224,18 @@ PYBIND11_MODULE(_core, m) {
   py::enum_<BiasType>(m, "BiasType").value("float16", BiasType::f16).value("bfloat16", BiasType::bf16).value("float32", BiasType::f32);
 
   py::class_<DeviceBuffer>(m, "DeviceBuffer")
-      .def(py::init([](int64_t rows, int64_t cols, DType dtype) {
+      .def(py::init([](int64_t rows, int64_t cols, DType dtype, uintptr_t stream, const std::string& fill) {
+             const DeviceBuffer::Fill f = fill == "none"      ? DeviceBuffer::Fill::none
+                                          : fill == "padding" ? DeviceBuffer::Fill::padding
+                                                              : DeviceBuffer::Fill::all;
+             if (fill != "none" && fill != "padding" && fill != "all")
+               throw py::value_error("DeviceBuffer: fill must be 'none', 'padding' or 'all'");
              auto b = std::make_unique<DeviceBuffer>();
-             check(DeviceBuffer::allocate(rows, cols, dtype, b.get()));
+             check(DeviceBuffer::allocate(rows, cols, dtype, b.get(), as_stream(stream), f));
              return b;
            }),
-           py::arg("rows"), py::arg("cols"), py::arg("dtype"))
+           py::arg("rows"), py::arg("cols"), py::arg("dtype"), py::arg("stream") = 0, py::arg("fill") = "all",
+           "Memory from tcgemm's stream-ordered pool, allocated (and later freed) on `stream`.")
       .def_property_readonly("rows", &DeviceBuffer::rows)
       .def_property_readonly("cols", &DeviceBuffer::cols)
       .def_property_readonly("pitch", &DeviceBuffer::pitch, "row pitch in elements")
@@ -188,6 +244,9 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("valid", &DeviceBuffer::valid)
       .def_property_readonly("owns", &DeviceBuffer::owns, "False for a view of another library's memory")
       .def_property_readonly("ptr", [](const DeviceBuffer& b) { return reinterpret_cast<uintptr_t>(b.data()); })
+      .def_property(
+          "stream", [](const DeviceBuffer& b) { return reinterpret_cast<uintptr_t>(b.stream()); },
+          [](DeviceBuffer& b, uintptr_t s) { b.set_stream(as_stream(s)); }, "the stream its free is ordered on")
       .def(
           "upload",
           [](DeviceBuffer& b, const py::array& host, uintptr_t stream) {
@@ -354,6 +413,161 @@ PYBIND11_MODULE(_core, m) {
     }
     return out;
   });
+
+  // ---- the planned call path: plan once per shape, then run = checks + launch.
+  m.def(
+      "plan",
+      [](const std::string& kernel, int64_t M, int64_t N, int64_t K, DType dtype, Layout layout, Accum accum,
+         bool plain, int64_t batch, int split_k, int device) {
+        const DeviceGuard on(device);
+        check(on.status);
+        GemmArgs g;
+        g.M = M, g.N = N, g.K = K, g.dtype = dtype, g.layout = layout, g.accum = accum, g.batch = batch;
+        g.split_k = split_k;
+        if (!plain) g.epilogue.alpha = 2.0f;  // any non-plain epilogue: only plain() is part of the plan
+        const Plan* p = nullptr;
+        Status s;
+        {
+          py::gil_scoped_release nogil;
+          s = plan_gemm(g, kernel, &p);
+        }
+        check(s);
+        issued_plans().insert(p);
+        return py::make_tuple(reinterpret_cast<uintptr_t>(p), std::string(p->kernel->name), p->workspace_bytes);
+      },
+      py::arg("kernel"), py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype"), py::arg("layout"),
+      py::arg("accum"), py::arg("plain"), py::arg("batch"), py::arg("split_k"), py::arg("device") = -1,
+      "-> (plan handle, kernel name, workspace bytes) for a shape on the current device (cached).");
+
+  // Positional only, no keyword parsing: this is the per-call path.
+  m.def("run",
+        [](uintptr_t plan, uintptr_t a, uintptr_t b, uintptr_t c, int64_t lda, int64_t ldb, int64_t ldc,
+           uintptr_t stream, uintptr_t workspace, size_t workspace_bytes, bool grid_swizzle, float alpha, float beta,
+           uintptr_t source, int64_t ld_source, int64_t stride_source, uintptr_t bias, int bias_type, int act,
+           int64_t batch, int64_t stride_a, int64_t stride_b, int64_t stride_c) {
+          const Plan* p = reinterpret_cast<const Plan*>(plan);
+          if (!issued_plans().contains(p)) throw py::value_error("tcgemm._core.run: not a plan handle");
+          const DeviceGuard on(p->device);  // the plan's device, whatever is current
+          check(on.status);
+          GemmArgs g;
+          g.A = reinterpret_cast<const void*>(a), g.B = reinterpret_cast<const void*>(b);
+          g.C = reinterpret_cast<void*>(c);
+          g.M = p->M, g.N = p->N, g.K = p->K, g.lda = lda, g.ldb = ldb, g.ldc = ldc;
+          g.dtype = p->dtype, g.layout = p->layout, g.accum = p->accum, g.grid_swizzle = grid_swizzle;
+          g.stream = as_stream(stream);
+          g.workspace = reinterpret_cast<void*>(workspace), g.workspace_bytes = workspace_bytes;
+          g.epilogue.alpha = alpha, g.epilogue.beta = beta;
+          g.epilogue.source = reinterpret_cast<const void*>(source), g.epilogue.ld_source = ld_source;
+          g.epilogue.batch_stride_source = stride_source;
+          g.epilogue.bias = reinterpret_cast<const void*>(bias);
+          if (bias_type < 0 || bias_type > 2 || act < 0 || act > 3) throw py::value_error("tcgemm._core.run: bad enum");
+          g.epilogue.bias_type = static_cast<BiasType>(bias_type), g.epilogue.act = static_cast<Activation>(act);
+          g.batch = batch, g.batch_stride_a = stride_a, g.batch_stride_b = stride_b, g.batch_stride_c = stride_c;
+          g.split_k = p->split_k;
+          Status s;
+          {
+            py::gil_scoped_release nogil;
+            s = run_plan(*p, g);
+          }
+          check(s);
+        });
+
+  m.def(
+      "capture_status",
+      [](uintptr_t stream) {
+        cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+        const cudaError_t e = cudaStreamIsCapturing(as_stream(stream), &st);
+        if (e == cudaErrorStreamCaptureImplicit) {
+          cudaGetLastError();
+          return std::string("implicit");  // the legacy stream while another stream captures
+        }
+        if (e != cudaSuccess) check(cuda_status(e, "cudaStreamIsCapturing"));
+        return std::string(st == cudaStreamCaptureStatusActive        ? "active"
+                           : st == cudaStreamCaptureStatusInvalidated ? "invalidated"
+                                                                      : "none");
+      },
+      py::arg("stream"), "'none', 'active', 'invalidated', or 'implicit' (legacy stream during a capture).");
+
+  // ---- host memory: pinned arrays, the staging ring, the host GEMM pipeline.
+  py::class_<PinnedBuffer>(m, "PinnedBuffer", py::buffer_protocol())
+      .def(py::init([](size_t bytes) {
+        auto b = std::make_unique<PinnedBuffer>();
+        check(pinned_alloc(bytes, &b->ptr));
+        b->bytes = bytes;
+        return b;
+      }))
+      .def_property_readonly("ptr", [](const PinnedBuffer& b) { return reinterpret_cast<uintptr_t>(b.ptr); })
+      .def_buffer([](PinnedBuffer& b) {
+        return py::buffer_info(b.ptr, 1, py::format_descriptor<uint8_t>::format(), 1, {static_cast<py::ssize_t>(b.bytes)},
+                               {static_cast<py::ssize_t>(1)});
+      });
+  m.def("is_pinned", [](uintptr_t p, size_t bytes) { return is_pinned(reinterpret_cast<const void*>(p), bytes); });
+  m.def("set_staging_limit", &set_staging_limit, py::arg("bytes"));
+  m.def("staging_limit", &staging_limit);
+  m.def("staging_held", &staging_held);
+  m.def("release_memory", [] {
+    Status s;
+    {
+      py::gil_scoped_release nogil;
+      s = release_host_staging();
+      // Frees queued on streams complete first, so that what they return can be trimmed too.
+      if (s.ok() && device_count() > 0) s = cuda_status(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+      if (s.ok() && device_count() > 0) s = workspace_trim();
+    }
+    check(s);
+  });
+  m.def(
+      "host_gemm",
+      [](const std::string& kernel, const py::array& a, const py::array& b, py::array& d, const py::object& source,
+         const py::object& bias, int64_t M, int64_t N, int64_t K, DType dtype, Layout layout, Accum accum,
+         bool grid_swizzle, int split_k, float alpha, float beta, int bias_type, int act, uintptr_t stream,
+         int64_t panel_rows) {
+        HostGemm h;
+        auto matrix = [](const py::array& x, const char* what) {
+          if (x.ndim() != 2 || x.itemsize() != 2) throw py::value_error(std::string(what) + ": a 2-D 2-byte array");
+          if (x.shape(1) > 1 && x.strides(1) != 2)
+            throw py::value_error(std::string(what) + ": rows must be contiguous");
+          HostMatrix m;
+          m.data = x.data(), m.rows = x.shape(0), m.cols = x.shape(1);
+          m.pitch = x.shape(0) > 1 ? x.strides(0) : x.shape(1) * 2;
+          if (m.pitch < m.cols * 2) throw py::value_error(std::string(what) + ": overlapping rows");
+          return m;
+        };
+        h.a = matrix(a, "a");
+        h.b = matrix(b, "b");
+        const HostMatrix dm = matrix(d, "d");
+        if (!d.writeable()) throw py::value_error("d: read-only");
+        h.d = d.mutable_data(), h.d_pitch = dm.pitch;
+        if (!source.is_none()) h.source = matrix(source.cast<py::array>(), "source");
+        py::array bias_arr;
+        if (!bias.is_none()) {
+          bias_arr = bias.cast<py::array>();
+          const int64_t want = bias_type == 2 ? 4 : 2;
+          if (bias_arr.ndim() != 1 || bias_arr.shape(0) != N || bias_arr.itemsize() != want ||
+              !(bias_arr.flags() & py::array::c_style))
+            throw py::value_error("bias: N contiguous values of its bias type");
+          h.bias = bias_arr.data();
+        }
+        if (dm.rows != M || dm.cols != N) throw py::value_error("d: shape is not M x N");
+        h.shape.M = M, h.shape.N = N, h.shape.K = K, h.shape.dtype = dtype, h.shape.layout = layout;
+        h.shape.accum = accum, h.shape.grid_swizzle = grid_swizzle, h.shape.split_k = split_k;
+        if (bias_type < 0 || bias_type > 2 || act < 0 || act > 3) throw py::value_error("host_gemm: bad enum");
+        h.shape.epilogue.alpha = alpha, h.shape.epilogue.beta = beta;
+        h.shape.epilogue.bias_type = static_cast<BiasType>(bias_type);
+        h.shape.epilogue.act = static_cast<Activation>(act);
+        // plain() must see the bias too: any pointer stands for it in the plan.
+        h.shape.epilogue.bias = h.bias;
+        h.kernel = kernel, h.stream = as_stream(stream), h.panel_rows = panel_rows;
+        std::string used;
+        Status s;
+        {
+          py::gil_scoped_release nogil;
+          s = host_gemm(h, &used);
+        }
+        check(s);
+        return used;
+      },
+      "D = epilogue(A B) on host arrays through the panel pipeline (tcgemm/host.h); returns the kernel used.");
 
   m.def("device_info", []() -> py::object {
     DeviceInfo d;

@@ -669,7 +669,16 @@ def main(argv=None) -> int:
                    help="also time fused bias+GELU vs unfused and batched vs a loop (needs torch)")
     p.add_argument("--only-features", action="store_true", help="time only the --features rows")
     p.add_argument("--replot", metavar="JSON", help="only redraw the plots (--plot) and table (--md) of a saved JSON")
+    p.add_argument("--user-path", action="store_true",
+                   help="time what users get instead: tcgemm.matmul on torch tensors and NumPy arrays (host "
+                        "overhead, new output / out=, CUDA-graph replay, NumPy round trips) against torch/cupy "
+                        "(tcgemm/bench_user.py)")
+    p.add_argument("--user-parts", nargs="*", choices=["overhead", "kernel", "graph", "numpy"],
+                   help="with --user-path: which row kinds (default all)")
     args = p.parse_args(argv)
+    if args.user_path:
+        from . import bench_user
+        return bench_user.main(args)
     if args.replot:
         with open(args.replot) as f:
             res = json.load(f)

@@ -97,3 +97,34 @@ def test_replot_the_committed_results_without_a_gpu(tmp_path):
     rows = [r for r in res["rows"] if "median_ms" in r]
     assert all(r["min_ms"] <= r["median_ms"] <= r["max_ms"] for r in rows)
     assert all(r.get("status") in ("ok", None) for r in rows if not r["kernel"].startswith("cuBLAS"))
+
+
+def test_user_path_table_from_rows():
+    from tcgemm import bench_user
+    res = {"environment": {"gpu": "G", "date": "d", "pcie": {"pageable_h2d_gbps": 22.0, "pinned_h2d_gbps": 55.0},
+                           "tcgemm": {"version": "0", "archs": ["90a"]}},
+           "rows": [dict(path="overhead", variant="out", M=64, N=64, K=64, dtype="fp16", tcgemm_ms=0.02,
+                         ref="torch.matmul", ref_ms=0.01),
+                    dict(path="numpy", variant="pageable", M=4096, N=4096, K=4096, dtype="fp16", tcgemm_ms=5.0,
+                         ref="cupy round trip", ref_ms=25.0, bound_ms=4.8)]}
+    md = bench_user.to_markdown(res)
+    assert "| overhead | out | 64x64x64 | fp16 | 0.0200 | torch.matmul | 0.0100 | 0.50 |" in md
+    assert "| numpy | pageable | 4096x4096x4096 | fp16 | 5.0000 | cupy round trip | 25.0000 | 5.00 |  | 4.80 |" in md
+    assert "pageable_h2d 22.0" in md
+
+
+@gpu
+def test_user_path_tiny(monkeypatch):
+    pytest.importorskip("torch")
+    from tcgemm import bench_user
+    for name, value in (("OVERHEAD", [(64, 64, 64)]), ("GRAPH", [(64, 128, 256)]), ("SQUARES", [256]),
+                        ("DECODE", [(16, 256, 512)]), ("NUMPY", [512])):
+        monkeypatch.setattr(bench_user, name, value)
+    res = bench_user.run(rounds=2, log=lambda *a: None)
+    paths = {r["path"] for r in res["rows"]}
+    assert paths == {"overhead", "torch_new", "torch_out", "graph", "numpy"}
+    for r in res["rows"]:
+        assert {"path", "M", "N", "K", "dtype", "tcgemm_ms", "ref", "ref_ms"} <= set(r)
+        assert r["tcgemm_ms"] > 0 and r["ref_ms"] > 0
+        assert r["path"] != "numpy" or r["bound_ms"] > 0
+        assert r.get("rel_err", 0) < 1e-2

@@ -29,10 +29,16 @@ Status current_device(DeviceInfo* out);
 inline int64_t pitch_for(int64_t cols) { return round_up(cols < 1 ? 1 : cols, 8); }
 
 // A rows x cols matrix of 2-byte elements in device memory, row-major with a
-// library-chosen pitch. The allocation is zero-filled (padding included) so
-// nothing reads uninitialised memory. Move-only; frees on destruction.
+// library-chosen pitch. The memory comes from tcgemm's stream-ordered pool
+// (core/workspace.h): allocate and free are ordered on the buffer's stream,
+// so neither synchronises the device. Move-only; frees on destruction.
 class DeviceBuffer {
  public:
+  // What allocate() writes before returning: nothing (every element will be
+  // written, e.g. a kernel's output), the padding columns only (so a later
+  // reader of whole 16-byte rows never sees uninitialised bytes), or all.
+  enum class Fill { none, padding, all };
+
   DeviceBuffer() = default;
   ~DeviceBuffer();
   DeviceBuffer(DeviceBuffer&& o) noexcept;
@@ -40,11 +46,18 @@ class DeviceBuffer {
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
-  static Status allocate(int64_t rows, int64_t cols, DType dtype, DeviceBuffer* out);
+  static Status allocate(int64_t rows, int64_t cols, DType dtype, DeviceBuffer* out, cudaStream_t stream = nullptr,
+                         Fill fill = Fill::all);
   // A view of memory someone else owns (a torch/cupy tensor through DLPack):
-  // free() calls `release` instead of cudaFree. `pitch` must be >= cols.
+  // free() calls `release` instead of returning memory to the pool. `pitch` must be >= cols.
   static DeviceBuffer wrap(void* ptr, int64_t rows, int64_t cols, int64_t pitch, DType dtype, int device,
                            std::function<void()> release);
+
+  // The stream the memory is freed on (the one it was allocated on, unless
+  // changed): work on other streams that uses the buffer must be ordered
+  // before its free (events), as with any stream-ordered allocator.
+  cudaStream_t stream() const { return stream_; }
+  void set_stream(cudaStream_t s) { stream_ = s; }
 
   // Host <-> device copies of a rows x cols matrix whose rows are
   // `host_row_bytes` apart. The stream is synchronised before returning.
@@ -72,6 +85,7 @@ class DeviceBuffer {
   DType dtype_ = DType::f16;
   int device_ = -1;
   std::function<void()> release_;  // set for wrapped (non-owning) buffers
+  cudaStream_t stream_ = nullptr;
 };
 
 // Select the current device (bounds-checked).

@@ -18,4 +18,35 @@ Status gemm(const GemmArgs& args, const std::string& kernel = "auto",
 // The argument checks alone (pure; used by gemm and by the host tests).
 Status check_args(const GemmArgs& args);
 
+// What a call of a shape resolves to on the current device: the kernel
+// ("auto" resolved, runnable, supporting the arguments) and the workspace it
+// needs. Depends on the shape, dtype, layout, accumulator, whether the
+// epilogue is plain, the batch count and split_k -- never on pointers -- so
+// plan_gemm caches it (per device): a repeated shape is a lookup.
+struct Plan {
+  const KernelInfo* kernel = nullptr;
+  size_t workspace_bytes = 0;
+  int device = -1;
+  // The shape it was made for (run_plan checks the call against it).
+  int64_t M = 0, N = 0, K = 0, batch = 1;
+  DType dtype = DType::f16;
+  Layout layout = Layout::NN;
+  Accum accum = Accum::f32;
+  bool plain = true;
+  int split_k = 0;
+};
+
+// The plan for `shape` (its pointers are ignored) and `kernel`, from the
+// per-process cache or made and cached. The returned pointer stays valid for
+// the life of the process.
+Status plan_gemm(const GemmArgs& shape, const std::string& kernel, const Plan** out);
+
+// Checks `args` (as gemm does) and that they match the plan's shape and
+// device, then launches the plan's kernel: no kernel lookup, no allocation
+// when args.workspace is given (or none is needed).
+Status run_plan(const Plan& plan, const GemmArgs& args);
+
+// Bytes of workspace kernel `k` needs for `args` (0 for most kernels).
+Status workspace_size(const KernelInfo& k, const GemmArgs& args, size_t* bytes);
+
 }  // namespace tcgemm

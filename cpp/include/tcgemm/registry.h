@@ -11,6 +11,9 @@
 namespace tcgemm {
 
 using LaunchFn = Status (*)(const GemmArgs&);
+// Bytes of GemmArgs::workspace a launch with these arguments needs (pointers
+// are not read: it depends on the shape and the device only).
+using WorkspaceFn = Status (*)(const GemmArgs&, size_t*);
 
 // What a kernel can do beyond D = A B for one matrix (KernelInfo::features).
 enum Feature : unsigned {
@@ -34,6 +37,7 @@ struct KernelInfo {
   // for the family, e.g. {89, 90} for the Ada family.
   std::vector<int> sass_for;
   unsigned features = 0;    // Feature mask
+  WorkspaceFn workspace = nullptr;  // nullptr: never needs a workspace
 };
 
 // Every registered kernel, built or not, in ladder order.

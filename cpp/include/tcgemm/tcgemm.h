@@ -2,6 +2,7 @@
 #pragma once
 #include "tcgemm/device.h"
 #include "tcgemm/gemm.h"
+#include "tcgemm/host.h"
 #include "tcgemm/registry.h"
 #include "tcgemm/status.h"
 #include "tcgemm/types.h"

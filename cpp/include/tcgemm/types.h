@@ -1,6 +1,7 @@
 // Value types shared by every part of tcgemm: element types, operand layouts,
 // accumulators, and the one argument block every kernel launch takes.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <cuda_runtime_api.h>
 
@@ -76,6 +77,13 @@ struct GemmArgs {
   // fixed order (deterministic): 0 lets a kernel that splits choose, 1 never
   // splits; kernels without the feature take only 0 or 1.
   int split_k = 0;
+  // Scratch memory for kernels that need it (split-K's fp32 partials), from
+  // the caller's allocator: at least workspace_size() bytes, 16-byte aligned,
+  // not touched by anything else until this launch's work on `stream` is done.
+  // Null: the kernel takes it from tcgemm's own stream-ordered pool
+  // (core/workspace.h) -- capturable, but not the caller's memory.
+  void* workspace = nullptr;
+  size_t workspace_bytes = 0;
 };
 
 inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }

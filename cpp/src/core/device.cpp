@@ -5,7 +5,9 @@
 #include <vector>
 
 #include "core/launch_check.h"
+#include "core/workspace.h"
 #include "tcgemm/device.h"
+#include "tcgemm/host.h"
 
 namespace tcgemm {
 
@@ -51,6 +53,7 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
   if (this != &o) {
     free();
     ptr_ = o.ptr_, rows_ = o.rows_, cols_ = o.cols_, pitch_ = o.pitch_, dtype_ = o.dtype_, device_ = o.device_;
+    stream_ = o.stream_;
     release_ = std::move(o.release_);
     o.ptr_ = nullptr;
     o.release_ = nullptr;
@@ -67,7 +70,13 @@ void DeviceBuffer::free() {
     r();  // hand the memory back to its owner
     return;
   }
-  cudaFree(ptr_);  // frees on the device the pointer belongs to
+  // Back to the pool of the device it came from, ordered on its stream (the
+  // pool and the legacy default stream are per device).
+  int cur = -1;
+  const bool switch_device = cudaGetDevice(&cur) == cudaSuccess && cur != device_ && device_ >= 0;
+  if (switch_device) cudaSetDevice(device_);
+  if (!workspace_free(ptr_, stream_).ok()) cudaGetLastError();  // a destructor cannot report it
+  if (switch_device) cudaSetDevice(cur);
   ptr_ = nullptr;
 }
 
@@ -96,45 +105,47 @@ Status set_device(int index) {
   return Status::Ok();
 }
 
-Status DeviceBuffer::allocate(int64_t rows, int64_t cols, DType dtype, DeviceBuffer* out) {
+Status DeviceBuffer::allocate(int64_t rows, int64_t cols, DType dtype, DeviceBuffer* out, cudaStream_t stream,
+                              Fill fill) {
   if (rows < 0 || cols < 0)
     return Status::Error(StatusCode::invalid_argument, "DeviceBuffer: negative shape");
   DeviceInfo dev;
   TCGEMM_TRY(current_device(&dev));
   DeviceBuffer b;
   b.rows_ = rows, b.cols_ = cols, b.pitch_ = pitch_for(cols), b.dtype_ = dtype, b.device_ = dev.index;
+  b.stream_ = stream;
   // At least one row, so that every buffer has a valid address even when empty.
   const size_t bytes = static_cast<size_t>(rows < 1 ? 1 : rows) * static_cast<size_t>(b.pitch_) * 2;
-  cudaError_t e = cudaMalloc(&b.ptr_, bytes);
-  if (e != cudaSuccess) {
-    cudaGetLastError();
-    b.ptr_ = nullptr;
-    return Status::Error(e == cudaErrorMemoryAllocation ? StatusCode::out_of_memory : StatusCode::cuda_error,
-                         "DeviceBuffer: cudaMalloc of " + std::to_string(bytes) + " bytes (" +
-                             std::to_string(rows) + " x " + std::to_string(cols) + " " + to_string(dtype) +
-                             ") failed: " + cudaGetErrorString(e));
+  void* p = nullptr;
+  const Status s = workspace_alloc(bytes, stream, &p);
+  if (!s.ok()) {
+    return Status::Error(s.code, "DeviceBuffer: cudaMallocFromPoolAsync of " + std::to_string(bytes) + " bytes (" +
+                                     std::to_string(rows) + " x " + std::to_string(cols) + " " + to_string(dtype) +
+                                     ") failed: " + s.message);
   }
-  TCGEMM_CUDA_TRY(cudaMemset(b.ptr_, 0, bytes));
+  b.ptr_ = p;
+  if (fill == Fill::all || (fill == Fill::padding && rows < 1)) {
+    TCGEMM_CUDA_TRY(cudaMemsetAsync(b.ptr_, 0, bytes, stream));
+  } else if (fill == Fill::padding && b.pitch_ > cols) {
+    TCGEMM_CUDA_TRY(cudaMemset2DAsync(static_cast<char*>(b.ptr_) + cols * 2, b.pitch_ * 2, 0, (b.pitch_ - cols) * 2,
+                                      rows, stream));
+  }
   *out = std::move(b);
   return Status::Ok();
 }
 
+// Pageable host memory goes through the staging ring, pinned memory
+// straight to the copy engines (tcgemm/host.h).
 Status DeviceBuffer::upload(const void* host, int64_t host_row_bytes, cudaStream_t stream) {
   if (!ptr_) return Status::Error(StatusCode::invalid_argument, "DeviceBuffer: used after free");
   if (rows_ == 0 || cols_ == 0) return Status::Ok();
-  TCGEMM_CUDA_TRY(cudaMemcpy2DAsync(ptr_, pitch_ * 2, host, host_row_bytes, cols_ * 2, rows_,
-                                    cudaMemcpyHostToDevice, stream));
-  TCGEMM_CUDA_TRY(cudaStreamSynchronize(stream));
-  return Status::Ok();
+  return copy_to_device_2d(ptr_, pitch_ * 2, host, host_row_bytes, cols_ * 2, rows_, stream);
 }
 
 Status DeviceBuffer::download(void* host, int64_t host_row_bytes, cudaStream_t stream) const {
   if (!ptr_) return Status::Error(StatusCode::invalid_argument, "DeviceBuffer: used after free");
   if (rows_ == 0 || cols_ == 0) return Status::Ok();
-  TCGEMM_CUDA_TRY(cudaMemcpy2DAsync(host, host_row_bytes, ptr_, pitch_ * 2, cols_ * 2, rows_,
-                                    cudaMemcpyDeviceToHost, stream));
-  TCGEMM_CUDA_TRY(cudaStreamSynchronize(stream));
-  return Status::Ok();
+  return copy_to_host_2d(host, host_row_bytes, ptr_, pitch_ * 2, cols_ * 2, rows_, stream);
 }
 
 Status DeviceBuffer::fill_bytes(int value, cudaStream_t stream) {
@@ -143,6 +154,23 @@ Status DeviceBuffer::fill_bytes(int value, cudaStream_t stream) {
   const size_t bytes = static_cast<size_t>(rows_ < 1 ? 1 : rows_) * static_cast<size_t>(pitch_) * 2;
   TCGEMM_CUDA_TRY(cudaMemsetAsync(ptr_, value, bytes, stream));
   TCGEMM_CUDA_TRY(cudaStreamSynchronize(stream));
+  return Status::Ok();
+}
+
+Status opt_in_smem(const void* kernel, int bytes) {
+  int dev = 0;
+  TCGEMM_CUDA_TRY(cudaGetDevice(&dev));
+  struct Done { const void* fn; int dev; int bytes; };
+  static std::mutex mu;
+  static std::vector<Done> done;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    for (const Done& d : done)
+      if (d.fn == kernel && d.dev == dev && d.bytes >= bytes) return Status::Ok();
+  }
+  TCGEMM_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  std::lock_guard<std::mutex> lock(mu);
+  done.push_back({kernel, dev, bytes});
   return Status::Ok();
 }
 

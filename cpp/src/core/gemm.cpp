@@ -1,8 +1,14 @@
 // gemm(): argument checks, kernel resolution, launch.
 #include <climits>
 #include <cstdint>
+#include <deque>
+#include <map>
+#include <mutex>
 #include <string>
+#include <tuple>
 
+#include "core/launch_check.h"
+#include "tcgemm/device.h"
 #include "tcgemm/gemm.h"
 
 namespace tcgemm {
@@ -54,12 +60,15 @@ Status check_args(const GemmArgs& a) {
   }
   if (e.bias && reinterpret_cast<uintptr_t>(e.bias) % 4 != 0) return bad("bias must be 4-byte aligned");
   if (a.split_k < 0 || a.split_k > 256) return bad("split_k must be in 0 .. 256 (0: the kernel chooses)");
+  if (a.workspace && misaligned(a.workspace)) return bad("the workspace must be 16-byte aligned");
   return Status::Ok();
 }
 
-Status gemm(const GemmArgs& args, const std::string& kernel, const KernelInfo** chosen) {
-  Status s = check_args(args);
-  if (!s.ok()) return s;
+namespace {
+
+// Resolves the kernel for `args` on the current device (uncached).
+Status resolve(const GemmArgs& args, const std::string& kernel, const KernelInfo** out) {
+  Status s;
   const KernelInfo* k = nullptr;
   if (kernel.empty() || kernel == "auto") {
     k = pick_auto(args, &s);
@@ -70,8 +79,91 @@ Status gemm(const GemmArgs& args, const std::string& kernel, const KernelInfo** 
     if (!(s = check_runnable(*k)).ok()) return s;
     if (!(s = check_supports(*k, args)).ok()) return s;
   }
-  if (chosen) *chosen = k;
-  return k->launch(args);
+  *out = k;
+  return Status::Ok();
+}
+
+using PlanKey = std::tuple<int, int64_t, int64_t, int64_t, int64_t, int, int, int, bool, int, std::string>;
+
+PlanKey key_of(int device, const GemmArgs& a, const std::string& kernel) {
+  return PlanKey{device, a.M, a.N, a.K, a.batch, static_cast<int>(a.dtype), static_cast<int>(a.layout),
+                 static_cast<int>(a.accum), a.epilogue.plain(), a.split_k, kernel.empty() ? "auto" : kernel};
+}
+
+}  // namespace
+
+Status workspace_size(const KernelInfo& k, const GemmArgs& args, size_t* bytes) {
+  *bytes = 0;
+  return k.workspace ? k.workspace(args, bytes) : Status::Ok();
+}
+
+Status plan_gemm(const GemmArgs& shape, const std::string& kernel, const Plan** out) {
+  // The shape must be valid on its own; the pointers are not looked at.
+  if (shape.M < 1 || shape.N < 1 || shape.K < 1 || shape.batch < 1)
+    return Status::Error(StatusCode::invalid_argument, "plan: M, N, K and batch must be >= 1");
+  int dev = -1;
+  if (device_count() == 0)
+    return Status::Error(StatusCode::no_device, "no CUDA device was found (no GPU, or no NVIDIA driver)");
+  TCGEMM_CUDA_TRY(cudaGetDevice(&dev));
+  // Plans live in a deque (stable addresses) for the life of the process;
+  // the map is bounded so a stream of distinct shapes cannot grow it forever
+  // (past the bound a plan is made but not remembered).
+  static std::mutex mu;
+  static std::map<PlanKey, const Plan*> index;
+  static std::deque<Plan> plans;
+  constexpr size_t kMaxPlans = 1 << 16;
+  const PlanKey key = key_of(dev, shape, kernel);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = index.find(key);
+    if (it != index.end()) return *out = it->second, Status::Ok();
+  }
+  Plan p;
+  TCGEMM_TRY(resolve(shape, kernel, &p.kernel));
+  TCGEMM_TRY(workspace_size(*p.kernel, shape, &p.workspace_bytes));
+  p.device = dev, p.M = shape.M, p.N = shape.N, p.K = shape.K, p.batch = shape.batch;
+  p.dtype = shape.dtype, p.layout = shape.layout, p.accum = shape.accum;
+  p.plain = shape.epilogue.plain(), p.split_k = shape.split_k;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = index.find(key);
+  if (it != index.end()) return *out = it->second, Status::Ok();
+  if (index.size() >= kMaxPlans) {
+    static thread_local Plan scratch;  // not cached: valid until this thread's next uncached plan
+    scratch = p;
+    return *out = &scratch, Status::Ok();
+  }
+  plans.push_back(p);
+  index.emplace(key, &plans.back());
+  *out = &plans.back();
+  return Status::Ok();
+}
+
+Status run_plan(const Plan& plan, const GemmArgs& args) {
+  TCGEMM_TRY(check_args(args));
+  if (args.M != plan.M || args.N != plan.N || args.K != plan.K || args.batch != plan.batch ||
+      args.dtype != plan.dtype || args.layout != plan.layout || args.accum != plan.accum ||
+      args.epilogue.plain() != plan.plain || args.split_k != plan.split_k)
+    return Status::Error(StatusCode::invalid_argument, "run_plan: the arguments do not match the plan's shape");
+  int dev = -1;
+  TCGEMM_CUDA_TRY(cudaGetDevice(&dev));
+  if (dev != plan.device)
+    return Status::Error(StatusCode::invalid_argument, "run_plan: the plan was made for device " +
+                                                           std::to_string(plan.device) + ", the current device is " +
+                                                           std::to_string(dev));
+  if (args.workspace && args.workspace_bytes < plan.workspace_bytes)
+    return Status::Error(StatusCode::invalid_argument,
+                         "workspace of " + std::to_string(args.workspace_bytes) + " bytes, the kernel needs " +
+                             std::to_string(plan.workspace_bytes));
+  return plan.kernel->launch(args);
+}
+
+Status gemm(const GemmArgs& args, const std::string& kernel, const KernelInfo** chosen) {
+  Status s = check_args(args);
+  if (!s.ok()) return s;
+  const Plan* p = nullptr;
+  TCGEMM_TRY(plan_gemm(args, kernel, &p));
+  if (chosen) *chosen = p->kernel;
+  return run_plan(*p, args);
 }
 
 }  // namespace tcgemm

@@ -25,6 +25,16 @@ inline Status check_launch(const char* kernel) {
   return cuda_status(cudaGetLastError(), (std::string("launch of ") + kernel).c_str());
 }
 
+// Raises `kernel`'s dynamic shared-memory limit to `bytes` (needed above
+// 48 KB) once per kernel and device: the attribute belongs to the function in
+// the device's context, so setting it on every launch only costs host time.
+Status opt_in_smem(const void* kernel, int bytes);
+
+template <class Kernel>
+Status opt_in_smem(Kernel* kernel, int bytes) {
+  return opt_in_smem(reinterpret_cast<const void*>(kernel), bytes);
+}
+
 }  // namespace tcgemm
 
 #define TCGEMM_CUDA_TRY(call)                                              \

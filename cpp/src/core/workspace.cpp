@@ -8,9 +8,12 @@
 
 namespace tcgemm {
 
+namespace {
+std::mutex mu;
+cudaMemPool_t pools[64] = {};
+}  // namespace
+
 static Status pool_for_current_device(cudaMemPool_t* out) {
-  static std::mutex mu;
-  static cudaMemPool_t pools[64] = {};
   int dev = 0;
   TCGEMM_CUDA_TRY(cudaGetDevice(&dev));
   if (dev < 0 || dev >= 64) return Status::Error(StatusCode::not_supported, "device index beyond 63");
@@ -44,6 +47,13 @@ Status workspace_alloc(size_t bytes, cudaStream_t stream, void** out) {
 
 Status workspace_free(void* ptr, cudaStream_t stream) {
   return cuda_status(cudaFreeAsync(ptr, stream), "cudaFreeAsync(workspace)");
+}
+
+Status workspace_trim() {
+  std::lock_guard<std::mutex> lock(mu);
+  for (cudaMemPool_t p : pools)
+    if (p) TCGEMM_CUDA_TRY(cudaMemPoolTrimTo(p, 0));
+  return Status::Ok();
 }
 
 }  // namespace tcgemm

@@ -18,5 +18,8 @@ namespace tcgemm {
 
 Status workspace_alloc(size_t bytes, cudaStream_t stream, void** out);
 Status workspace_free(void* ptr, cudaStream_t stream);
+// Hands the memory the pools hold but nobody uses back to the driver
+// (cudaMemPoolTrimTo), on every device a pool was made for.
+Status workspace_trim();
 
 }  // namespace tcgemm

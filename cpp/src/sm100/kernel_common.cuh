@@ -294,8 +294,7 @@ inline Params make_params(const GemmArgs& a, int mma_m, int bn, bool grouped_ras
 
 template <class Kernel>
 inline Status set_smem(Kernel kernel, int bytes) {
-  return cuda_status(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
-                     "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
+  return opt_in_smem(kernel, bytes);  // once per kernel and device (core/launch_check.h)
 }
 
 // SMs of the current device (the persistent grids' size).

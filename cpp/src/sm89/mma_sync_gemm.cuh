@@ -590,7 +590,7 @@ template <class Cfg, class Kernel>
 Status launch_over_tiles(const GemmArgs& a, Kernel kernel, int threads, int smem, const char* name) {
   if (smem > 48 * 1024) {
     // Above 48 KB a block's dynamic shared memory must be opted into.
-    TCGEMM_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    TCGEMM_TRY(opt_in_smem(kernel, smem));  // once per kernel and device
   }
   Params p{a.A, a.B, a.C, static_cast<int>(a.M), static_cast<int>(a.N), static_cast<int>(a.K),
            a.lda, a.ldb, a.ldc, static_cast<int>(ceil_div(a.M, Cfg::BM)),

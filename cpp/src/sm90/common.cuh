@@ -249,8 +249,7 @@ __device__ __forceinline__ uint32_t align_1024(uint32_t addr) { return (addr + 1
 // Above 48 KB a block's dynamic shared memory must be opted into.
 template <class Kernel>
 Status set_smem(Kernel kernel, int bytes) {
-  return cuda_status(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
-                     "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
+  return opt_in_smem(kernel, bytes);  // once per kernel and device (core/launch_check.h)
 }
 
 }  // namespace tcgemm::sm90

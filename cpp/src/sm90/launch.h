@@ -4,6 +4,8 @@
 #include "tcgemm/status.h"
 #include "tcgemm/types.h"
 
+#include <cstddef>
+
 namespace tcgemm::sm90 {
 
 Status launch_tma_wgmma(const GemmArgs& a);       // tma_wgmma.cu
@@ -12,6 +14,7 @@ Status launch_ws(const GemmArgs& a);              // ws.cu
 Status launch_ws_persistent(const GemmArgs& a);   // ws_persistent.cu
 Status launch_ws_mcast(const GemmArgs& a);        // ws_mcast.cu
 Status launch_ws_splitk(const GemmArgs& a);       // ws_splitk.cu
+Status workspace_ws_splitk(const GemmArgs& a, size_t* bytes);  // its split-K partials
 Status launch_ws_pingpong(const GemmArgs& a);     // ws_pingpong.cu
 
 }  // namespace tcgemm::sm90

@@ -36,7 +36,8 @@ std::vector<KernelInfo> sm90_kernels() {
       {"sm90.ws_splitk", "sm90",
        "ws_persistent + split-K when the tiles cannot fill the GPU (M <= 64: 64x256 tiles): fp32 partials "
        "summed in a fixed order (deterministic) by a second kernel that applies the epilogue",
-       90, dtypes, layouts, accums, 128, 256, 64, 4, TCGEMM_FN(launch_ws_splitk), sass, features | kSplitK},
+       90, dtypes, layouts, accums, 128, 256, 64, 4, TCGEMM_FN(launch_ws_splitk), sass, features | kSplitK,
+       TCGEMM_FN(workspace_ws_splitk)},
       {"sm90.ws_pingpong", "sm90",
        "ws_persistent with the consumer warpgroups on alternate 128x128 tiles (ping-pong): one's epilogue "
        "overlaps the other's wgmma mainloop",

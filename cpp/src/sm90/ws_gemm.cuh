@@ -367,6 +367,49 @@ Status max_workers(Kernel kernel, int64_t* out) {
   return Status::Ok();
 }
 
+// Split-K's slices and the fp32 partials they need, for `most` resident
+// workers: one slice and no bytes for kernels without split-K, or when the
+// policy (sched::choose_splits) does not split.
+struct SplitK {
+  int splits = 1;
+  int64_t ld_partials = 0;  // floats per partial row: N rounded up to 4 (16-byte rows)
+  size_t bytes = 0;
+};
+
+template <class Cfg>
+SplitK splitk_for(const GemmArgs& a, int64_t most) {
+  SplitK s;
+  if constexpr (Cfg::SPLIT_K) {
+    const sched::PersistentSchedule tiles{static_cast<int>(ceil_div(a.M, Cfg::BM)),
+                                          static_cast<int>(ceil_div(a.N, Cfg::BN)), 1, Cfg::CLUSTER,
+                                          static_cast<int>(a.batch), 1};
+    s.splits = sched::choose_splits(a.split_k, tiles.units(), static_cast<int>(ceil_div(a.K, BK)),
+                                    static_cast<int>(most));
+    if (s.splits > 1) {
+      s.ld_partials = round_up(a.N, 4);
+      s.bytes = sizeof(float) * static_cast<size_t>(a.batch) * s.splits * static_cast<size_t>(a.M) *
+                static_cast<size_t>(s.ld_partials);
+    }
+  }
+  return s;
+}
+
+// The workspace a launch of this configuration needs (KernelInfo::workspace).
+// The occupancy behind the split count is the same for every dtype and
+// layout, so one instantiation answers for all.
+template <class Cfg>
+Status ws_workspace_bytes(const GemmArgs& a, size_t* bytes) {
+  *bytes = 0;
+  if constexpr (Cfg::SPLIT_K) {
+    const auto kernel = ws_kernel<Cfg, DType::f16, Layout::TN>;
+    TCGEMM_TRY(set_smem(kernel, Cfg::SMEM));
+    int64_t most = 0;
+    TCGEMM_TRY((max_workers<Cfg>(kernel, &most)));
+    *bytes = splitk_for<Cfg>(a, most).bytes;
+  }
+  return Status::Ok();
+}
+
 template <class Cfg, DType DT, Layout L>
 Status launch_ws(const GemmArgs& a) {
   const auto kernel = ws_kernel<Cfg, DT, L>;
@@ -382,29 +425,35 @@ Status launch_ws(const GemmArgs& a) {
   Params p = make_params(a, Cfg::BM, Cfg::BN);
   int64_t most = 0;  // workers resident at once
   if constexpr (Cfg::PERSISTENT) TCGEMM_TRY((max_workers<Cfg>(kernel, &most)));
-  if constexpr (Cfg::SPLIT_K) {
-    const sched::PersistentSchedule tiles{p.tiles_m, p.tiles_n, 1, Cfg::CLUSTER, p.batches, 1};
-    p.splits = sched::choose_splits(a.split_k, tiles.units(), static_cast<int>(ceil_div(a.K, BK)), static_cast<int>(most));
-  }
+  const SplitK split = splitk_for<Cfg>(a, most);
+  p.splits = split.splits;
   const sched::PersistentSchedule sch{p.tiles_m, p.tiles_n, p.grouped ? Cfg::GROUP : 1, Cfg::CLUSTER, p.batches,
                                       p.splits};
   const int64_t workers = Cfg::PERSISTENT ? sch.grid(most) : sch.units();  // not persistent: one per unit
   if (workers * Cfg::CLUSTER > 0x7fffffff)
     return Status::Error(StatusCode::not_supported, "too many output tiles for one grid");
   const unsigned grid = static_cast<unsigned>(workers * Cfg::CLUSTER);
-  // Split-K's fp32 partials: stream-ordered scratch (core/workspace.h),
-  // freed on the same stream once the reduction has read it.
-  const size_t ws_bytes = p.splits > 1 ? sizeof(float) * static_cast<size_t>(p.batches) * p.splits * p.M *
-                                             static_cast<size_t>(round_up(p.N, 4))
-                                       : 0;
-  if (ws_bytes) {
-    p.ld_partials = round_up(p.N, 4);
-    void* ws = nullptr;
-    TCGEMM_TRY(workspace_alloc(ws_bytes, a.stream, &ws));
-    p.partials = static_cast<float*>(ws);
+  // Split-K's fp32 partials: the caller's workspace when given (the memory
+  // of its allocator: torch's, cupy's), else stream-ordered scratch from
+  // tcgemm's pool (core/workspace.h), freed on the same stream once the
+  // reduction has read it. Neither synchronises; both can be captured.
+  bool pooled = false;
+  if (split.bytes) {
+    p.ld_partials = split.ld_partials;
+    if (a.workspace) {
+      if (a.workspace_bytes < split.bytes)
+        return Status::Error(StatusCode::invalid_argument, "split-K workspace of " + std::to_string(a.workspace_bytes) +
+                                                               " bytes; this launch needs " + std::to_string(split.bytes));
+      p.partials = static_cast<float*>(a.workspace);
+    } else {
+      void* ws = nullptr;
+      TCGEMM_TRY(workspace_alloc(split.bytes, a.stream, &ws));
+      p.partials = static_cast<float*>(ws);
+      pooled = true;
+    }
   }
   auto release_workspace = [&](Status s) {
-    if (p.partials) {
+    if (pooled) {
       const Status f = workspace_free(p.partials, a.stream);
       if (s.ok()) s = f;
     }

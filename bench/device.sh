@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The one device driver: each device run is this script and its arguments,
+# steps run in the order given, each with its own time limit, every step's
+# full output in $OUT/logs/, a one-line summary per step on stdout and in
+# $OUT/run.log (with the command line, the GPU, driver and clocks).
+#
+#   OUT=... bash bench/device.sh STEP[=ARGS] ...
+#
+#   build=ARCHS      pip install the package for TCGEMM_CUDA_ARCHS=ARCHS (default 90a;100a)
+#   ctest            the C++ suites (GPU tests included)
+#   pytest=ARGS      python -m pytest ARGS (default: tests/python -n 8); failures re-run serially
+#   sanitize=KERNEL  compute-sanitizer's four tools over the kernels matching KERNEL (tests/sanitize.sh)
+#   sass             the sm_100a SASS counts check (tests/sass/check_sass.py)
+#   bench=ARGS       python -m tcgemm bench ARGS (add --json $OUT/x.json --md $OUT/x.md to keep results)
+#   user=ARGS        python -m tcgemm bench --user-path ARGS
+#   py=CODE          python3 -c CODE (a quick probe)
+#   timeout=SECONDS  the limit for the steps after it (default 240)
+#
+# Example: bash bench/device.sh build=90a "pytest=-n 8 tests/python/test_call_path.py" \
+#            timeout=300 "user=--json $OUT/h200_user_path.json --md $OUT/h200_user_path.md"
+set -u
+export PYTHONUNBUFFERED=1 CMAKE_BUILD_PARALLEL_LEVEL=$(nproc)
+: "${OUT:?set OUT to the folder that comes back}"
+L=$OUT/logs
+mkdir -p "$L"
+T0=$(date +%s)
+el() { echo "[$(($(date +%s) - T0)) s]"; }
+say() { echo "$*" | tee -a "$OUT/run.log"; }
+say "device.sh $(printf '%q ' "$@")"
+say "$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit --format=csv,noheader 2>&1)"
+say "$(nvcc --version | tail -1); $(python3 -c 'import torch; print("torch", torch.__version__)' 2>&1 | tail -1)"
+limit=240
+n=0
+for step in "$@"; do
+  n=$((n + 1))
+  name=${step%%=*}
+  arg=""
+  [[ $step == *=* ]] && arg=${step#*=}
+  log=$L/$(printf %02d $n)_$name.log
+  case $name in
+    timeout) limit=$arg; continue ;;
+    build)
+      TCGEMM_CUDA_ARCHS="${arg:-90a;100a}" timeout $limit python3 -m pip install -q --no-build-isolation --no-deps . \
+        > "$log" 2>&1
+      rc=$?
+      say "$(el) build ${arg:-90a;100a}: rc=$rc"
+      [ $rc -ne 0 ] && { tail -40 "$log"; exit 1; } ;;
+    ctest)
+      timeout $limit ctest --test-dir build --output-on-failure > "$log" 2>&1
+      say "$(el) ctest rc=$?: $(grep -E 'tests passed|tests failed' "$log")"
+      grep -E "Failed|FAIL" "$log" | head -5 ;;
+    pytest)
+      # shellcheck disable=SC2086
+      timeout $limit python3 -m pytest -v -rs -p no:cacheprovider ${arg:-tests/python -n 8} > "$log" 2>&1
+      rc=$?
+      say "$(el) pytest ${arg:-tests/python -n 8}: rc=$rc: $(tail -1 "$log")"
+      mapfile -t failed < <(grep -oE "(FAILED|ERROR) tests/python/[^ ]+" "$log" | awk '{print $2}' | sort -u)
+      if [ ${#failed[@]} -gt 0 ]; then
+        say "failed: ${failed[*]:0:20}"
+        timeout 120 python3 -m pytest -q --tb=short -p no:cacheprovider "${failed[@]:0:20}" > "$log.again" 2>&1
+        say "$(el) the failures again, serially: $(tail -1 "$log.again")"
+        grep -E "^E |^FAILED|Error" "$log.again" | head -40
+      fi ;;
+    sanitize)
+      timeout $limit bash tests/sanitize.sh build "$arg" > "$log" 2>&1
+      say "$(el) sanitize '$arg' rc=$?: $(grep -cE 'ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards' "$log") clean summaries"
+      grep -E "SUMMARY" "$log" | sort | uniq -c | head -8 ;;
+    sass)
+      timeout $limit python3 tests/sass/check_sass.py build/libtcgemm.a > "$log" 2>&1
+      say "$(el) check_sass rc=$?: $(tail -1 "$log")" ;;
+    bench | user)
+      extra=""
+      [ "$name" = user ] && extra="--user-path"
+      # shellcheck disable=SC2086
+      (set -f; timeout $limit python3 -m tcgemm bench $extra $arg) > "$log" 2>&1
+      say "$(el) $name $arg: rc=$?"
+      grep -E "^(overhead|torch_|graph|numpy|host<->device)" "$log" | head -80 ;;
+    py)
+      timeout $limit python3 -c "$arg" > "$log" 2>&1
+      say "$(el) py: rc=$?"
+      tail -30 "$log" ;;
+    *) say "unknown step '$name'"; exit 2 ;;
+  esac
+done
+(cd "$OUT" && tar czf logs.tgz logs && rm -rf logs)

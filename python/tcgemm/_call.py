@@ -1,0 +1,265 @@
+"""The planner cache and the one launch path for operands in device memory.
+
+Every device-resident call -- torch tensors, cupy arrays, DeviceArrays,
+batched or not, with or without an epilogue -- goes through
+:func:`device_matmul`: the adapter (``fw``) turns each operand into an
+Operand, the plan for the shape is a dictionary hit after the first call,
+memory comes from the adapter's allocator, and ``_core.run`` checks the
+arguments and enqueues the kernel on the caller's stream. Nothing here
+synchronises, so with torch's or cupy's allocator the call can be captured
+in a CUDA graph.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _core
+from ._operands import BIAS_TYPES, DTYPES, Operand, bfloat16
+
+_LAYOUT = (_core.Layout.NN, _core.Layout.TN)
+ACCUM = {"f32": _core.Accum.f32, "f16": _core.Accum.f16}
+_PLANS: dict = {}
+_MAX_PLANS = 1 << 16
+
+
+def plan(device, M, N, K, dtype, tn, accumulate, plain, batch, split_k, kernel):
+    """-> (handle, kernel name, workspace bytes); cached per shape and device."""
+    key = (device, M, N, K, dtype, tn, accumulate, plain, batch, split_k, kernel)
+    p = _PLANS.get(key)
+    if p is None:
+        if len(_PLANS) >= _MAX_PLANS:
+            _PLANS.clear()
+        p = _PLANS[key] = _core.plan(kernel, M, N, K, DTYPES[dtype], _LAYOUT[tn], ACCUM[accumulate], plain, batch,
+                                     split_k, device)
+    return p
+
+
+# type -> adapter module/class (torch, cupy and DeviceArray; filled lazily so
+# that importing tcgemm imports neither torch nor cupy).
+_ADAPTERS: dict = {}
+
+
+def adapter_of(x):
+    """The adapter of a device-resident operand, or None (NumPy, lists, ...)."""
+    t = type(x)
+    ad = _ADAPTERS.get(t, False)
+    if ad is not False:
+        return ad
+    ad = None
+    from ._device_array import DeviceArray, DeviceArrays
+    mod = t.__module__.split(".")[0]
+    if isinstance(x, DeviceArray):
+        ad = DeviceArrays
+    elif mod == "torch":
+        import torch
+        if isinstance(x, torch.Tensor):
+            from . import _fw_torch as ad
+    elif mod == "cupy":
+        import cupy
+        if isinstance(x, cupy.ndarray):
+            from . import _fw_cupy as ad
+    _ADAPTERS[t] = ad
+    return ad
+
+
+def capture_guard(sh: int, what: str) -> None:
+    """Raise before touching the stream if it (or, for the legacy stream, any
+    stream of the device) is being captured into a CUDA graph."""
+    st = _core.capture_status(sh)
+    if st != "none":
+        raise RuntimeError(f"tcgemm: {what} cannot be captured in a CUDA graph (the stream is being captured: "
+                           f"{st}); this call would synchronise or allocate outside the graph's allocator. "
+                           "Use torch/cupy tensors (outputs and workspace from their allocators) inside a capture.")
+
+
+def _inner_mismatch(batched, M, K, Kb, N):
+    pre = "...x" if batched else ""
+    return ValueError(f"tcgemm: inner dimensions differ: a is {pre}{M}x{K}, b is {pre}{Kb}x{N}")
+
+
+def device_matmul(fw, a, b, ep, out, kernel, accumulate, split_k, grid_swizzle, sh, dev, like):
+    """a @ b (with the epilogue `ep`) for operands in device memory; `fw` is
+    the adapter of `like`, the operand that decides the result's kind."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        capture_guard(sh, "a NumPy operand mixed with device operands (uploaded first)")
+        if isinstance(a, np.ndarray):
+            a = fw.from_host(a, sh, dev, like)
+        if isinstance(b, np.ndarray):
+            b = fw.from_host(b, sh, dev, like)
+    batched = len(a.shape) == 3 or len(b.shape) == 3
+    # Each operand is read (and if need be staged) by its own adapter; memory
+    # the call makes comes from `fw`, the result's.
+    ada, adb = adapter_of(a), adapter_of(b)
+    A = ada.operand(a, "a")
+    if A is None or A.transposed:  # the kernels read A row-major
+        A = ada.stage(a, "a", sh)
+    B = adb.operand(b, "b")
+    if B is None:
+        B = adb.stage(b, "b", sh)
+    if A.dtype != B.dtype:
+        raise TypeError(f"tcgemm: a and b must have the same dtype, got {A.dtype} and {B.dtype}")
+    dt = A.dtype
+    M, K, Kb, N = A.rows, A.cols, B.rows, B.cols
+    if K != Kb:
+        raise _inner_mismatch(batched, M, K, Kb, N)
+    if accumulate == "f16" and dt == bfloat16:
+        raise ValueError("tcgemm: accumulate='f16' needs float16 inputs (bf16 tensor-core MMAs accumulate in f32)")
+    batch = 1
+    sa, sb = A.bstride, B.bstride
+    if batched:
+        ba = A.batch if len(a.shape) == 3 else 1
+        bb = B.batch if len(b.shape) == 3 else 1
+        if ba != bb and 1 not in (ba, bb):
+            raise ValueError(f"tcgemm: batch sizes {ba} and {bb} do not broadcast")
+        batch = bb if ba == 1 else ba  # NumPy: a batch of 1 broadcasts (also against 0)
+        if ba == 1:
+            sa = 0
+        if bb == 1:
+            sb = 0
+    shape = (batch, M, N) if batched else (M, N)
+    ep.check_c(shape, dt, batched)
+
+    # The output: the caller's `out` in place when the kernels can write it,
+    # else a staging buffer copied into it afterwards.
+    D, staged_out = None, False
+    if out is not None:
+        _check_out(out, shape, dt, fw)
+        if ep.c is out:
+            D = fw.operand(out, "out")
+            if D is None or D.transposed:
+                D, staged_out = fw.stage(out, "out", sh), True  # c is read from the staged copy, in place
+        else:
+            D = fw.operand(out, "out")
+            if D is None or D.transposed:
+                if fw.kind == "DeviceArray":
+                    raise ValueError("tcgemm: out must be a row-major DeviceArray, not a transposed view")
+                D, staged_out = None, True
+    if M == 0 or N == 0 or K == 0 or batch == 0:
+        return _empty_product(fw, ep, out, shape, dt, sh, dev, like, batched)
+    if D is None:
+        if not fw.capturable_outputs:
+            capture_guard(sh, f"a new {fw.kind} result")
+        D = fw.empty(batch if batched else None, M, N, dt, dev, sh, like)
+
+    src, ld_src, stride_src = 0, 0, 0
+    if ep.c is not None:
+        if ep.c is out:
+            C = D
+        else:
+            c = ep.c
+            if isinstance(c, np.ndarray):
+                capture_guard(sh, "a NumPy c (uploaded first)")
+                c = fw.from_host(c, sh, dev, like)
+            adc = adapter_of(c)
+            if adc is None:
+                raise TypeError(f"tcgemm: c must be an array of a kind tcgemm takes, got {type(c).__name__}")
+            C = adc.operand(c, "c")
+            if C is None or C.transposed:
+                C = adc.stage(c, "c", sh)
+        src, ld_src = C.ptr, C.ld
+        stride_src = C.bstride if batched and len(ep.c.shape) == 3 else 0
+    bias_ptr, bias_type, keep_bias = 0, 2, None
+    if ep.bias is not None:
+        bias_ptr, bias_type, keep_bias = _bias(fw, ep, N, sh, dev, like)
+
+    h, _name, ws_bytes = plan(dev, M, N, K, dt, B.transposed, accumulate, ep.plain, batch, split_k, kernel)
+    ws_keep, ws_ptr = fw.workspace(ws_bytes, dev, like) if ws_bytes else (None, 0)
+    _core.run(h, A.ptr, B.ptr, D.ptr, A.ld, B.ld, D.ld, sh, ws_ptr, ws_bytes, grid_swizzle, ep.alpha, ep.beta,
+              src, ld_src, stride_src, bias_ptr, bias_type, ep.act, batch, sa, sb, D.bstride)
+    fw.mark_used(D, sh)
+    if out is not None:
+        if staged_out:
+            fw.copy_back(D, out, sh)
+        return out
+    return fw.result(D, batch, M, N)
+
+
+def _bias(fw, ep, N, sh, dev, like):
+    bias = ep.bias
+    if isinstance(bias, np.ndarray) or isinstance(bias, (list, tuple)):
+        host = ep.check_bias_host(N)
+        capture_guard(sh, "a NumPy bias (uploaded per call)")
+        raw = host.view(np.uint16) if host.dtype == bfloat16 else host
+        dev_bias = fw.from_host(raw, sh, dev, like) if fw.kind != "DeviceArray" else None
+        if dev_bias is None:  # DeviceArray path: the bytes as a (1, n) float16 DeviceArray
+            from ._device_array import to_device
+            words = host.view(np.float16).reshape(1, -1)
+            dev_bias = to_device(words, sh)
+            return dev_bias.ptr, BIAS_TYPES[host.dtype], dev_bias
+        ptr = dev_bias.data_ptr() if hasattr(dev_bias, "data_ptr") else dev_bias.data.ptr
+        return ptr, BIAS_TYPES[host.dtype], dev_bias
+    adv = adapter_of(bias)
+    if adv is None:
+        raise TypeError(f"tcgemm: bias must be a NumPy array, a DeviceArray or a torch/cupy CUDA tensor, "
+                        f"got {type(bias).__name__}")
+    ptr, dt, n, keep = adv.vector(bias, "bias")
+    if dt not in BIAS_TYPES:
+        raise TypeError(f"tcgemm: bias has dtype {dt}; it takes float16, bfloat16 or float32")
+    if n != N:
+        raise ValueError(f"tcgemm: bias must have shape ({N},) (one value per output column), got ({n},)")
+    return ptr, BIAS_TYPES[dt], keep
+
+
+def _check_out(out, shape, dtype, fw):
+    oshape = tuple(out.shape)
+    if oshape != tuple(shape):
+        raise ValueError(f"tcgemm: out has shape {oshape}, expected {tuple(shape)}")
+    odt = _dtype_name(out)
+    if odt != dtype.name:
+        raise TypeError(f"tcgemm: out has dtype {odt}, expected {dtype}")
+
+
+def _dtype_name(x) -> str:
+    return str(x.dtype).replace("torch.", "")
+
+
+def _empty_product(fw, ep, out, shape, dt, sh, dev, like, batched):
+    """Nothing to multiply: the epilogue of an all-zero product (on the host)."""
+    capture_guard(sh, "an empty product (K == 0 epilogue on the host)")
+    c_host = None
+    if ep.c is not None:
+        c_host = _to_numpy(ep.c, dt)
+    bias_host = None
+    if ep.bias is not None:
+        bias_host = _to_numpy(ep.bias, None) if not isinstance(ep.bias, np.ndarray) else ep.check_bias_host(shape[-1])
+    res = ep.on_host(np.zeros(shape, np.float32), c_host, bias_host).astype(dt)
+    if out is not None:
+        if res.size:
+            _write_host_into(fw, out, res, sh, dev, like)
+        return out
+    if fw.kind == "DeviceArray":
+        from ._device_array import to_device
+        if batched:
+            raise ValueError("tcgemm: DeviceArrays are 2-D; batched matmul takes NumPy arrays or torch/cupy tensors")
+        return to_device(res, sh)
+    return fw.from_host(res, sh, dev, like)
+
+
+def _to_numpy(x, dt):
+    from ._device_array import DeviceArray
+    if isinstance(x, DeviceArray):
+        return x.numpy()
+    if hasattr(x, "detach"):  # torch
+        t = x.detach().cpu()
+        import torch
+        if t.dtype == torch.bfloat16:
+            return t.view(torch.int16).numpy().view(bfloat16)
+        return t.numpy()
+    if hasattr(x, "get"):  # cupy
+        return x.get()
+    return np.asarray(x)
+
+
+def _write_host_into(fw, out, res, sh, dev, like):
+    from ._device_array import DeviceArray
+    if isinstance(out, DeviceArray):
+        if out.is_transposed:
+            out.T._live().upload(np.ascontiguousarray(res.T), sh)
+        else:
+            out._live().upload(res, sh)
+        return
+    dev_res = fw.from_host(res, sh, dev, like)
+    if hasattr(out, "copy_"):
+        out.copy_(dev_res)
+    else:
+        out[...] = dev_res

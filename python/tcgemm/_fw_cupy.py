@@ -1,0 +1,88 @@
+"""The cupy adapter: cupy arrays as Operands, cupy's memory pool for outputs,
+staging copies and split-K workspace, cupy's current stream."""
+from __future__ import annotations
+
+import cupy
+import numpy as np
+
+from ._operands import Operand, check_dtype, check_ndim, classify, pitch_for
+
+kind = "cupy"
+capturable_outputs = True
+
+
+def accepts(x) -> bool:
+    return isinstance(x, cupy.ndarray)
+
+
+def device_of(x) -> int:
+    return x.device.id
+
+
+def stream(device) -> int:
+    return cupy.cuda.get_current_stream().ptr
+
+
+def operand(x, what, prefer_transposed=False):
+    dt = check_dtype(x.dtype, what)
+    nd = x.ndim
+    check_ndim(nd, x.shape, what, True)
+    ptr = x.data.ptr
+    v = classify(ptr, x.shape, tuple(s // 2 for s in x.strides), prefer_transposed)
+    if v is None:
+        return None
+    t, ld, sb = v
+    if nd == 3:
+        nb, r, c = x.shape
+        return Operand(ptr, r, c, ld, t, dt, x, nb, sb)
+    r, c = x.shape
+    return Operand(ptr, r, c, ld, t, dt, x)
+
+
+def stage(x, what, stream_):
+    dt = check_dtype(x.dtype, what)
+    *lead, r, c = x.shape
+    p = pitch_for(c)
+    st = cupy.empty((*lead, r, p), dtype=x.dtype)
+    st[..., :c] = x
+    return Operand(st.data.ptr, r, c, p, False, dt, st, lead[0] if lead else 1, r * p if lead else 0)
+
+
+def empty(batch, rows, cols, dtype, device, stream_, like):
+    p = cols if cols % 8 == 0 else pitch_for(cols)
+    shape = (rows, p) if batch is None else (batch, rows, p)
+    st = cupy.empty(shape, dtype=dtype)
+    return Operand(st.data.ptr, rows, cols, p, False, dtype, st, batch or 1, rows * p if batch else 0)
+
+
+def workspace(nbytes, device, like):
+    w = cupy.empty((nbytes,), dtype=cupy.uint8)
+    return w, w.data.ptr
+
+
+def result(d: Operand, batch, rows, cols):
+    st = d.keep
+    return st if d.ld == cols else cupy.ascontiguousarray(st[..., :cols])
+
+
+def copy_back(staged: Operand, out, stream_):
+    out[...] = staged.keep[..., :staged.cols]
+
+
+def from_host(x: np.ndarray, stream_, device, like):
+    return cupy.asarray(x)
+
+
+def vector(x, what):
+    dt = np.dtype(x.dtype)
+    if dt not in (np.dtype(np.float16), np.dtype(np.float32)) and dt.name != "bfloat16":
+        raise TypeError(f"tcgemm: {what} has dtype {dt}; it takes float16, bfloat16 or float32")
+    if x.ndim != 1:
+        raise ValueError(f"tcgemm: {what} must be 1-D (one value per output column), got shape {x.shape}")
+    if x.strides[0] != x.itemsize or x.data.ptr % 4:
+        x = x.copy()
+    return x.data.ptr, dt, x.shape[0], x
+
+
+def mark_used(d, stream_):
+    pass

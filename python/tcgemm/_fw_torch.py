@@ -1,0 +1,120 @@
+"""The torch adapter: torch CUDA tensors as Operands, and torch's allocator for
+everything a call needs (outputs, staging copies, split-K workspace).
+
+Only torch's caching allocator is safe inside ``torch.cuda.graph`` capture
+(it hands out the graph's private pool there), so a torch call takes every
+byte it needs from it, on the current stream, and nothing here
+synchronises: the call can be captured and replayed. Pointers, shapes and
+strides are read straight off the tensors (no DLPack capsule per call).
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ._operands import Operand, bfloat16, check_ndim, classify, float16, pitch_for
+
+_DT = {torch.float16: float16, torch.bfloat16: bfloat16}
+_VEC_DT = {torch.float16: float16, torch.bfloat16: bfloat16, torch.float32: np.dtype(np.float32)}
+_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+
+kind = "torch"
+capturable_outputs = True
+
+
+def accepts(x) -> bool:
+    return isinstance(x, torch.Tensor)
+
+
+def device_of(x) -> int:
+    d = x.get_device()
+    if d < 0:
+        raise ValueError("tcgemm: got a CPU torch tensor; tcgemm takes torch CUDA tensors (or NumPy arrays)")
+    return d
+
+
+def stream(device) -> int:
+    if _raw_stream is not None:
+        return _raw_stream(device)
+    return torch.cuda.current_stream(device).cuda_stream
+
+
+def _dtype(x, what):
+    dt = _DT.get(x.dtype)
+    if dt is None:
+        raise TypeError(f"tcgemm: {what} has dtype {x.dtype}; tcgemm takes float16 or bfloat16")
+    return dt
+
+
+def operand(x, what, prefer_transposed=False):
+    """-> Operand, or None when the layout needs a staging copy."""
+    dt = _dtype(x, what)
+    shape = x.shape
+    nd = len(shape)
+    check_ndim(nd, shape, what, True)
+    ptr = x.data_ptr()
+    v = classify(ptr, shape, x.stride(), prefer_transposed)
+    if v is None:
+        return None
+    t, ld, sb = v
+    if nd == 3:
+        nb, r, c = shape
+        return Operand(ptr, r, c, ld, t, dt, x, nb, sb)
+    r, c = shape
+    return Operand(ptr, r, c, ld, t, dt, x)
+
+
+def stage(x, what, stream_):
+    """A row-major copy of `x` with a kernel pitch, on the current stream."""
+    dt = _dtype(x, what)
+    *lead, r, c = x.shape
+    p = pitch_for(c)
+    st = x.new_empty((*lead, r, p))
+    st[..., :c].copy_(x)
+    return Operand(st.data_ptr(), r, c, p, False, dt, st, lead[0] if lead else 1, r * p if lead else 0)
+
+
+def empty(batch, rows, cols, dtype, device, stream_, like):
+    """The kernel's output: rows of `cols` values, padded to a kernel pitch
+    when `cols` is not a multiple of 8 (result() then hands back a dense copy)."""
+    p = cols if cols % 8 == 0 else pitch_for(cols)
+    shape = (rows, p) if batch is None else (batch, rows, p)
+    st = like.new_empty(shape, dtype=torch.float16 if dtype == float16 else torch.bfloat16)
+    return Operand(st.data_ptr(), rows, cols, p, False, dtype, st, batch or 1, rows * p if batch else 0)
+
+
+def workspace(nbytes, device, like):
+    w = like.new_empty((nbytes,), dtype=torch.uint8)
+    return w, w.data_ptr()
+
+
+def result(d: Operand, batch, rows, cols):
+    st = d.keep
+    return st if d.ld == cols else st[..., :cols].contiguous()
+
+
+def copy_back(staged: Operand, out, stream_):
+    out.copy_(staged.keep[..., :staged.cols])
+
+
+def from_host(x: np.ndarray, stream_, device, like):
+    """A NumPy operand of a torch call, uploaded (a host round trip: not capturable)."""
+    if x.dtype == bfloat16:
+        return torch.from_numpy(np.ascontiguousarray(x).view(np.uint16)).view(torch.bfloat16).to(like.device)
+    return torch.from_numpy(np.ascontiguousarray(x)).to(like.device)
+
+
+def vector(x, what):
+    """A bias vector: -> (ptr, dtype, length, keep); contiguous and 4-byte aligned."""
+    dt = _VEC_DT.get(x.dtype)
+    if dt is None:
+        raise TypeError(f"tcgemm: {what} has dtype {x.dtype}; it takes float16, bfloat16 or float32")
+    if x.dim() != 1:
+        raise ValueError(f"tcgemm: {what} must be 1-D (one value per output column), got shape {tuple(x.shape)}")
+    if x.stride(0) != 1 or x.data_ptr() % 4:
+        x = x.clone()
+    return x.data_ptr(), dt, x.shape[0], x
+
+
+def mark_used(d, stream_):
+    pass

@@ -1,0 +1,206 @@
+"""NumPy operands: host memory in, host memory out, at PCIe speed.
+
+A 2-D NumPy call is one ``_core.host_gemm``: the C++ panel pipeline
+(cpp/src/core/host_pipeline.cpp) uploads B, then row panels of A while the
+GEMM runs on the panels already there and finished panels of D come back,
+on three streams; pageable memory goes through a bounded, reused ring of
+pinned staging slots filled by several threads, pinned memory
+(:func:`empty_pinned`) straight to the copy engines. Device memory comes
+from tcgemm's stream-ordered pool. The call returns a finished array.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import _core
+from ._call import ACCUM, capture_guard, plan
+from ._epilogue import check_bias_host
+from ._operands import BIAS_TYPES, DTYPES, bfloat16, check_dtype, check_ndim
+
+_LAYOUT = (_core.Layout.NN, _core.Layout.TN)
+
+
+def empty_pinned(shape, dtype=np.float16) -> np.ndarray:
+    """A NumPy array in page-locked (pinned) host memory.
+
+    The GPU's copy engines read and write it directly (about 2.5x the
+    bandwidth of ordinary pageable memory on the H200 machine), so
+    :func:`matmul` on such arrays -- inputs, or ``out=`` -- skips the staging
+    copy. Pinning is slow (every page is mapped and locked): allocate once,
+    reuse. Freed when the last view of it is garbage-collected."""
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+    if any(s < 0 for s in shape):
+        raise ValueError(f"tcgemm: negative dimension in shape {shape}")
+    dt = np.dtype(dtype)
+    n = math.prod(shape) * dt.itemsize
+    buf = _core.PinnedBuffer(n)
+    return np.frombuffer(buf, dtype=np.uint8, count=n).view(dt).reshape(shape)
+
+
+def release_memory() -> None:
+    """Free the pinned staging ring and hand the device memory tcgemm's pools
+    hold unused back to the driver (both are kept between calls, so that a
+    repeated call allocates nothing)."""
+    _core.release_memory()
+
+
+def set_staging_limit(nbytes: int) -> None:
+    """Bound the pinned staging ring (default 256 MiB; at least 16 MiB)."""
+    if isinstance(nbytes, bool) or not isinstance(nbytes, (int, np.integer)) or nbytes < 0:
+        raise ValueError(f"tcgemm: the staging limit must be a byte count, got {nbytes!r}")
+    _core.set_staging_limit(int(nbytes))
+
+
+def _rows(x: np.ndarray) -> np.ndarray:
+    """x with contiguous rows in ascending order (a copy only if it has not)."""
+    if x.ndim == 2 and (x.shape[1] <= 1 or x.strides[1] == x.itemsize) and \
+            (x.shape[0] <= 1 or x.strides[0] >= x.shape[1] * x.itemsize):
+        return x
+    return np.ascontiguousarray(x)
+
+
+def host_array(x, what: str) -> np.ndarray:
+    arr = np.asarray(x)
+    if arr.dtype == object:
+        raise TypeError(f"tcgemm: {what} has dtype object; tcgemm takes float16 or bfloat16 arrays")
+    check_dtype(arr.dtype, what)
+    check_ndim(arr.ndim, arr.shape, what, True)
+    return arr
+
+
+def numpy_matmul(a: np.ndarray, b: np.ndarray, ep, out, kernel, accumulate, split_k, grid_swizzle, sh):
+    batched = a.ndim == 3 or b.ndim == 3
+    if a.dtype != b.dtype:
+        raise TypeError(f"tcgemm: a and b must have the same dtype, got {a.dtype} and {b.dtype}")
+    dt = a.dtype
+    M, K = a.shape[-2:]
+    Kb, N = b.shape[-2:]
+    if K != Kb:
+        pre = "...x" if batched else ""
+        raise ValueError(f"tcgemm: inner dimensions differ: a is {pre}{M}x{K}, b is {pre}{Kb}x{N}")
+    if accumulate == "f16" and dt == bfloat16:
+        raise ValueError("tcgemm: accumulate='f16' needs float16 inputs (bf16 tensor-core MMAs accumulate in f32)")
+    batch = 1
+    if batched:
+        ba = a.shape[0] if a.ndim == 3 else 1
+        bb = b.shape[0] if b.ndim == 3 else 1
+        if ba != bb and 1 not in (ba, bb):
+            raise ValueError(f"tcgemm: batch sizes {ba} and {bb} do not broadcast")
+        batch = bb if ba == 1 else ba
+    shape = (batch, M, N) if batched else (M, N)
+    ep.check_c(shape, dt, batched)
+    c_host = None if ep.c is None else _host_of(ep.c)
+    bias_host = None
+    if ep.bias is not None:  # a device bias in a host call comes down first
+        raw = ep.bias if isinstance(ep.bias, (np.ndarray, list, tuple)) else _host_of(ep.bias)
+        bias_host = check_bias_host(raw, N)
+    if out is not None:
+        if not isinstance(out, np.ndarray):
+            raise TypeError(f"tcgemm: out must be a NumPy array, a DeviceArray or a torch/cupy tensor, "
+                            f"got {type(out).__name__}")
+        if not out.flags.writeable:
+            raise ValueError("tcgemm: out is read-only")
+        if tuple(out.shape) != shape:
+            raise ValueError(f"tcgemm: out has shape {tuple(out.shape)}, expected {shape}")
+        if out.dtype != dt:
+            raise TypeError(f"tcgemm: out has dtype {out.dtype}, expected {dt}")
+    if M == 0 or N == 0 or K == 0 or batch == 0:
+        res = ep.on_host(np.zeros(shape, np.float32), c_host, bias_host).astype(dt)
+        if out is None:
+            return res
+        out[...] = res
+        return out
+    if _core.device_count() == 0:
+        from ._api import build_info
+        raise RuntimeError("tcgemm: no CUDA device was found (no GPU, or no NVIDIA driver); "
+                           f"this build holds code for {', '.join(build_info()['archs'])}")
+    capture_guard(sh, "a NumPy call (host memory in and out, a finished array back)")
+    bias_type = BIAS_TYPES[bias_host.dtype] if bias_host is not None else 2
+    if batched:
+        return _batched(a, b, ep, out, c_host, bias_host, bias_type, kernel, accumulate, split_k, grid_swizzle, sh,
+                        batch, M, N, K, dt)
+    a2 = _rows(a)
+    if b.shape[0] > 1 and b.shape[1] > 1 and b.strides[0] == b.itemsize:  # F-ordered rows: w.T, the TN case
+        tn, store = True, _rows(b.T)
+    else:
+        tn, store = False, _rows(b)
+    d = out if out is not None and _rows(out) is out else np.empty((M, N), dt)
+    src = None if c_host is None else _rows(np.asarray(c_host))
+    bias_arr = None if bias_host is None else np.ascontiguousarray(bias_host)
+    _core.host_gemm(kernel, a2.view(np.uint16), store.view(np.uint16), d.view(np.uint16),
+                    None if src is None else src.view(np.uint16), bias_arr, M, N, K, DTYPES[dt], _LAYOUT[tn],
+                    ACCUM[accumulate], grid_swizzle, split_k, ep.alpha, ep.beta, bias_type, ep.act, sh, 0)
+    if out is not None and d is not out:
+        out[...] = d
+        return out
+    return d
+
+
+def _host_of(x):
+    from ._call import _to_numpy
+    return _to_numpy(x, None)
+
+
+def _batched(a, b, ep, out, c_host, bias_host, bias_type, kernel, accumulate, split_k, grid_swizzle, sh, batch,
+             M, N, K, dt):
+    """Batched NumPy operands: each uploaded whole (through the staging
+    ring), one launch for the batch, the result downloaded."""
+    keep = []
+
+    def up(x2d):
+        buf = _core.DeviceBuffer(x2d.shape[0], x2d.shape[1], DTYPES[dt], sh, "padding")
+        keep.append(buf)
+        buf.upload(np.ascontiguousarray(x2d), sh)
+        return buf
+
+    try:
+        if a.ndim == 2:
+            da, sa = up(a), 0
+        else:
+            da = up(a.reshape(-1, K))
+            sa = M * da.pitch if a.shape[0] > 1 else 0
+        tn = False
+        if b.ndim == 2:
+            if b.shape[0] > 1 and b.shape[1] > 1 and b.strides[0] == b.itemsize:
+                tn, db = True, up(b.T)
+            else:
+                db = up(b)
+            sb = 0
+        else:
+            t = b.transpose(0, 2, 1)
+            if not b.flags.c_contiguous and t.flags.c_contiguous:  # per-matrix w.T: TN
+                tn, db = True, up(t.reshape(-1, K))
+                sb = N * db.pitch if b.shape[0] > 1 else 0
+            else:
+                db = up(b.reshape(-1, N))
+                sb = K * db.pitch if b.shape[0] > 1 else 0
+        dd = _core.DeviceBuffer(batch * M, N, DTYPES[dt], sh, "none")
+        keep.append(dd)
+        src = ld_src = stride_src = 0
+        if c_host is not None:
+            c = np.asarray(c_host)
+            dc = up(c.reshape(-1, N))
+            src, ld_src = dc.ptr, dc.pitch
+            stride_src = M * dc.pitch if c.ndim == 3 else 0
+        bias_ptr = 0
+        if bias_host is not None:
+            words = np.ascontiguousarray(bias_host).view(np.uint16).reshape(1, -1)
+            bb = _core.DeviceBuffer(1, words.shape[1], _core.DType.float16, sh, "padding")
+            keep.append(bb)
+            bb.upload(words, sh)
+            bias_ptr = bb.ptr
+        h, _name, ws = plan(_core.get_device(), M, N, K, dt, tn, accumulate, ep.plain, batch, split_k, kernel)
+        _core.run(h, da.ptr, db.ptr, dd.ptr, da.pitch, db.pitch, dd.pitch, sh, 0, 0, grid_swizzle, ep.alpha, ep.beta,
+                  src, ld_src, stride_src, bias_ptr, bias_type, ep.act, batch, sa, sb, M * dd.pitch)
+        res = np.empty((batch * M, N), dt)
+        dd.download(res, sh)
+        res = res.reshape(batch, M, N)
+        if out is not None:
+            out[...] = res
+            return out
+        return res
+    finally:
+        for x in keep:
+            x.free()

@@ -1,0 +1,314 @@
+"""What users get: ``tcgemm.matmul`` as it is called, beside torch and cupy.
+
+    python -m tcgemm bench --user-path --json r.json --md r.md
+
+Five kinds of row (``path``), each set against a reference timed in the
+same run, in alternating rounds (so both see the same clocks):
+
+* ``overhead``  host time per call in a loop of small calls (64^3, 256^3,
+                16x4096x4096, 1024^3), ``x @ w.T`` with ``out=`` and with a
+                new output, against ``torch.matmul`` called the same way;
+* ``torch_new`` ``y = tcgemm.matmul(x, w.T)`` against ``torch.matmul(x, w.T)``
+                per call (CUDA events around a loop; inputs rotated past the
+                L2), squares 1024^3-8192^3 and decode shapes, fp16 and bf16;
+* ``torch_out`` the same with ``out=``;
+* ``graph``     per call under CUDA-graph replay (a graph of many calls);
+* ``numpy``     NumPy in, NumPy out (pageable, and ``empty_pinned`` arrays)
+                against cupy's and torch's round trips, with ``bound_ms``: the
+                time the bytes (A and B up, D down) take at the host-device
+                bandwidth measured in this run for that kind of host memory.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from . import _core
+from ._api import device_info, empty_pinned, matmul
+from ._operands import bfloat16, float16
+
+SQUARES = [1024, 2048, 4096, 8192]
+DECODE = [(1, 4096, 4096), (16, 4096, 4096), (64, 8192, 8192), (256, 4096, 4096), (16, 14336, 4096),
+          (32, 4096, 14336), (128, 14336, 4096)]
+OVERHEAD = [(64, 64, 64), (256, 256, 256), (16, 4096, 4096), (1024, 1024, 1024)]
+GRAPH = [(16, 4096, 4096), (64, 8192, 8192), (1024, 1024, 1024), (4096, 4096, 4096)]
+NUMPY = [4096, 8192]
+L2_BYTES = 60 << 20
+
+
+def _torch():
+    import torch
+    torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
+    torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
+    return torch
+
+
+def _sets(torch, M, N, K, tdt, with_out):
+    """Enough (x, w, out) sets that consecutive calls do not find their inputs in L2."""
+    per = (M * K + N * K + M * N) * 2
+    n = max(1, min(8, -(-3 * L2_BYTES // per)))
+    return [(torch.empty((M, K), dtype=tdt, device="cuda").uniform_(-1, 1),
+             torch.empty((N, K), dtype=tdt, device="cuda").uniform_(-1, 1),
+             torch.empty((M, N), dtype=tdt, device="cuda") if with_out else None) for _ in range(n)]
+
+
+def _event_ms(torch, fn, sets, calls):
+    """Per-call ms of `calls` calls cycling through `sets`, between two events."""
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    s.record()
+    for i in range(calls):
+        fn(*sets[i % len(sets)])
+    e.record()
+    e.synchronize()
+    return s.elapsed_time(e) / calls
+
+
+def _alternate(measure_a, measure_b, rounds):
+    a, b = [], []
+    for _ in range(rounds):
+        a.append(measure_a())
+        b.append(measure_b())
+    return float(np.median(a)), float(np.median(b))
+
+
+def _calls_for(M, N, K):
+    flops = 2.0 * M * N * K
+    return int(min(200, max(10, 2e13 / max(flops, 1.0))))  # ~30 ms of work at 700 TFLOPS, 10..200 calls
+
+
+def overhead_rows(torch, rounds):
+    rows = []
+    for M, N, K in OVERHEAD:
+        x, w = torch.randn(M, K, device="cuda", dtype=torch.float16), torch.randn(N, K, device="cuda", dtype=torch.float16)
+        o = torch.empty(M, N, device="cuda", dtype=torch.float16)
+        n = 300
+        for variant, ours, ref in (("out", lambda: matmul(x, w.T, out=o), lambda: torch.matmul(x, w.T, out=o)),
+                                   ("new", lambda: matmul(x, w.T), lambda: torch.matmul(x, w.T))):
+            def host_us(fn):
+                fn()
+                torch.cuda.synchronize()
+                t0 = time.perf_counter()
+                for _ in range(n):
+                    fn()
+                t1 = time.perf_counter()
+                torch.cuda.synchronize()
+                return (t1 - t0) / n * 1e3
+            t, r = _alternate(lambda: host_us(ours), lambda: host_us(ref), rounds)
+            rows.append(dict(path="overhead", variant=variant, M=M, N=N, K=K, dtype="fp16", tcgemm_ms=t,
+                             ref="torch.matmul", ref_ms=r))
+    return rows
+
+
+def kernel_rows(torch, rounds, dtypes=("fp16", "bf16")):
+    rows = []
+    shapes = [(s, s, s) for s in SQUARES] + DECODE
+    for dts in dtypes:
+        tdt = torch.float16 if dts == "fp16" else torch.bfloat16
+        for M, N, K in shapes:
+            for path in ("torch_new", "torch_out"):
+                sets = _sets(torch, M, N, K, tdt, path == "torch_out")
+                if path == "torch_new":
+                    ours, ref = (lambda x, w, o: matmul(x, w.T)), (lambda x, w, o: torch.matmul(x, w.T))
+                else:
+                    ours, ref = (lambda x, w, o: matmul(x, w.T, out=o)), (lambda x, w, o: torch.matmul(x, w.T, out=o))
+                y = ours(*sets[0])
+                ok = float(((y.float() - torch.matmul(sets[0][0].float(), sets[0][1].float().T)).norm()
+                            / torch.matmul(sets[0][0].float(), sets[0][1].float().T).norm()).item())
+                calls = _calls_for(M, N, K)
+                for fn in (ours, ref):
+                    _event_ms(torch, fn, sets, max(3, calls // 4))  # warm-up
+                t, r = _alternate(lambda: _event_ms(torch, ours, sets, calls), lambda: _event_ms(torch, ref, sets, calls),
+                                  rounds)
+                rows.append(dict(path=path, M=M, N=N, K=K, dtype=dts, tcgemm_ms=t, ref="torch.matmul", ref_ms=r,
+                                 tflops=2.0 * M * N * K / (t * 1e-3) / 1e12, rel_err=ok))
+                del sets
+    return rows
+
+
+def graph_rows(torch, rounds, dtypes=("fp16",)):
+    rows = []
+    for dts in dtypes:
+        tdt = torch.float16 if dts == "fp16" else torch.bfloat16
+        for M, N, K in GRAPH:
+            sets = _sets(torch, M, N, K, tdt, True)
+            calls = max(20, min(100, _calls_for(M, N, K)))
+
+            def graph_of(fn):
+                s = torch.cuda.Stream()
+                s.wait_stream(torch.cuda.current_stream())
+                with torch.cuda.stream(s):
+                    for st in sets:
+                        fn(*st)
+                torch.cuda.current_stream().wait_stream(s)
+                g = torch.cuda.CUDAGraph()
+                with torch.cuda.graph(g):
+                    for i in range(calls):
+                        fn(*sets[i % len(sets)])
+                return g
+
+            g_ours = graph_of(lambda x, w, o: matmul(x, w.T, out=o))
+            g_ref = graph_of(lambda x, w, o: torch.matmul(x, w.T, out=o))
+
+            def replay_ms(g):
+                s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                g.replay()
+                s.record()
+                g.replay()
+                e.record()
+                e.synchronize()
+                return s.elapsed_time(e) / calls
+
+            t, r = _alternate(lambda: replay_ms(g_ours), lambda: replay_ms(g_ref), rounds)
+            eager = _event_ms(torch, lambda x, w, o: matmul(x, w.T, out=o), sets, calls)
+            rows.append(dict(path="graph", M=M, N=N, K=K, dtype=dts, tcgemm_ms=t, ref="torch.matmul (graph)",
+                             ref_ms=r, eager_ms=eager, tflops=2.0 * M * N * K / (t * 1e-3) / 1e12))
+            del g_ours, g_ref, sets
+    return rows
+
+
+def bandwidth(torch, nbytes=256 << 20, reps=5):
+    """Host <-> device GB/s for pageable and pinned host memory (copies into
+    existing, already touched buffers)."""
+    dev = torch.empty(nbytes, dtype=torch.uint8, device="cuda")
+    out = {}
+    for kind, host in (("pageable", torch.ones(nbytes, dtype=torch.uint8)),
+                       ("pinned", torch.ones(nbytes, dtype=torch.uint8).pin_memory())):
+        for direction in ("h2d", "d2h"):
+            ts = []
+            for _ in range(reps):
+                torch.cuda.synchronize()
+                t0 = time.perf_counter()
+                if direction == "h2d":
+                    dev.copy_(host)
+                else:
+                    host.copy_(dev)
+                torch.cuda.synchronize()
+                ts.append(time.perf_counter() - t0)
+            out[f"{kind}_{direction}_gbps"] = nbytes / float(np.median(ts)) / 1e9
+    return out
+
+
+def numpy_rows(torch, rounds, bw):
+    rows = []
+    try:
+        import cupy as cp
+    except Exception:
+        cp = None
+    rng = np.random.default_rng(1)
+    for S in NUMPY:
+        a = rng.uniform(-1, 1, (S, S)).astype(np.float16)
+        b = rng.uniform(-1, 1, (S, S)).astype(np.float16)
+        up, down = 2 * S * S * 2, S * S * 2
+        bound_pageable = (up / bw["pageable_h2d_gbps"] + down / bw["pageable_d2h_gbps"]) / 1e6
+        bound_pinned = (up / bw["pinned_h2d_gbps"] + down / bw["pinned_d2h_gbps"]) / 1e6
+        ref64 = None
+
+        def wall_ms(fn, reps=3):
+            fn()
+            ts = []
+            for _ in range(reps):
+                t0 = time.perf_counter()
+                fn()
+                ts.append(time.perf_counter() - t0)
+            return float(np.median(ts)) * 1e3
+
+        y = matmul(a, b)
+        sample = slice(0, 256)
+        ref64 = a[sample].astype(np.float64) @ b.astype(np.float64)
+        err = float(np.linalg.norm(y[sample].astype(np.float64) - ref64) / np.linalg.norm(ref64))
+        refs = [("torch round trip", lambda: (torch.from_numpy(a).cuda() @ torch.from_numpy(b).cuda()).cpu().numpy())]
+        if cp is not None:
+            refs.insert(0, ("cupy round trip", lambda: cp.asnumpy(cp.asarray(a) @ cp.asarray(b))))
+        for name, ref in refs:
+            t, r = _alternate(lambda: wall_ms(lambda: matmul(a, b)), lambda: wall_ms(ref), rounds)
+            rows.append(dict(path="numpy", variant="pageable", M=S, N=S, K=S, dtype="fp16", tcgemm_ms=t, ref=name,
+                             ref_ms=r, bound_ms=bound_pageable, rel_err=err))
+        pa, pb, pc = empty_pinned((S, S), np.float16), empty_pinned((S, S), np.float16), empty_pinned((S, S), np.float16)
+        pa[...], pb[...] = a, b
+        ta, tb = torch.from_numpy(pa), torch.from_numpy(pb)
+        tc = torch.from_numpy(pc)
+
+        def torch_pinned():
+            tc.copy_(ta.cuda(non_blocking=True) @ tb.cuda(non_blocking=True))
+
+        t, r = _alternate(lambda: wall_ms(lambda: matmul(pa, pb, out=pc)), lambda: wall_ms(torch_pinned), rounds)
+        rows.append(dict(path="numpy", variant="pinned", M=S, N=S, K=S, dtype="fp16", tcgemm_ms=t,
+                         ref="torch round trip (pinned)", ref_ms=r, bound_ms=bound_pinned))
+        del pa, pb, pc, ta, tb, tc
+    return rows
+
+
+def run(rounds=5, parts=("overhead", "kernel", "graph", "numpy"), log=print):
+    torch = _torch()
+    from .bench import _environment
+
+    class _B:
+        version = f"torch {torch.__version__}, CUDA {torch.version.cuda}"
+
+    res = {"environment": _environment(_B()), "rows": []}
+    bw = bandwidth(torch)
+    res["environment"]["pcie"] = bw
+    log(f"host<->device: {bw}")
+    for part, fn in (("overhead", lambda: overhead_rows(torch, rounds)), ("kernel", lambda: kernel_rows(torch, rounds)),
+                     ("graph", lambda: graph_rows(torch, rounds)), ("numpy", lambda: numpy_rows(torch, rounds, bw))):
+        if part in parts:
+            rows = fn()
+            for r in rows:
+                log(_line(r))
+            res["rows"] += rows
+    return res
+
+
+def _shape(r):
+    return f"{r['M']}x{r['N']}x{r['K']}"
+
+
+def _line(r):
+    ratio = r["ref_ms"] / r["tcgemm_ms"] if r["tcgemm_ms"] else float("nan")
+    v = f" {r['variant']}" if r.get("variant") else ""
+    extra = f" bound {r['bound_ms']:.2f} ms" if "bound_ms" in r else ""
+    return (f"{r['path']}{v} {_shape(r)} {r['dtype']}: tcgemm {r['tcgemm_ms']:.4f} ms, {r['ref']} {r['ref_ms']:.4f} ms "
+            f"({ratio:.2f}x){extra}")
+
+
+def to_markdown(res) -> str:
+    env = res["environment"]
+    bw = env.get("pcie", {})
+    lines = [f"# tcgemm: the user path on {env.get('gpu')}", "",
+             f"{env.get('date')}; driver {env.get('driver_version')}, {env.get('cublas_via')}, tcgemm "
+             f"{env.get('tcgemm', {}).get('version')} built for {','.join(env.get('tcgemm', {}).get('archs', []))}; "
+             f"max SM clock {env.get('max_sm_clock')}, power limit {env.get('power_limit')}.", "",
+             "Host-device bandwidth measured in this run (GB/s): " +
+             ", ".join(f"{k.replace('_gbps', '')} {v:.1f}" for k, v in bw.items()), "",
+             "`ratio` is the reference's time over tcgemm's (above 1: tcgemm is faster); each pair was timed in "
+             "alternating rounds. `overhead` rows are host time per call (ms) in a loop of calls; `torch_*` and "
+             "`graph` rows GPU time per call (CUDA events around a loop, inputs rotated past the L2); `numpy` rows "
+             "wall time of one NumPy-in, NumPy-out call, with `bound` the time its bytes take at the bandwidth above.",
+             "", "| path | variant | M x N x K | dtype | tcgemm ms | reference | ref ms | ratio | TFLOPS | bound ms |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in res["rows"]:
+        ratio = r["ref_ms"] / r["tcgemm_ms"] if r["tcgemm_ms"] else float("nan")
+        tf = f"{r['tflops']:.0f}" if "tflops" in r else ""
+        bd = f"{r['bound_ms']:.2f}" if "bound_ms" in r else ""
+        lines.append(f"| {r['path']} | {r.get('variant', '')} | {_shape(r)} | {r['dtype']} | {r['tcgemm_ms']:.4f} | "
+                     f"{r['ref']} | {r['ref_ms']:.4f} | {ratio:.2f} | {tf} | {bd} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(args) -> int:
+    import json
+    if _core.device_count() == 0:
+        print("tcgemm bench --user-path: no CUDA device was found; nothing to time.")
+        return 1
+    parts = tuple(args.user_parts) if getattr(args, "user_parts", None) else ("overhead", "kernel", "graph", "numpy")
+    res = run(rounds=args.paired or 5, parts=parts)
+    md = to_markdown(res)
+    print(md)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(res, f, indent=1)
+    if args.md:
+        with open(args.md, "w") as f:
+            f.write(md)
+    return 0

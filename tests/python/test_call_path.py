@@ -1,0 +1,295 @@
+"""The call path (GPU): torch/cupy operands read in place, outputs and workspace
+from the caller's allocator, CUDA-graph capture and replay, device epilogue
+operands, layouts that need staging, and the pipelined NumPy path.
+
+Every check uses fresh random data, poisons outputs it hands in, and compares
+with a float64 reference by relative Frobenius error."""
+import numpy as np
+import pytest
+
+import tcgemm
+from tcgemm import _core
+from conftest import bound, gpu, rel_err
+
+pytestmark = gpu
+f16, bf16 = tcgemm.float16, tcgemm.bfloat16
+torch = pytest.importorskip("torch") if _core.device_count() else None
+
+ODD = [(1, 1, 1), (7, 7, 7), (1, 129, 1000), (127, 129, 65), (129, 127, 200), (1000, 72, 33), (300, 1234, 777)]
+
+
+def _t(shape, dtype=None, device="cuda"):
+    return torch.empty(shape, dtype=dtype or torch.float16, device=device).uniform_(-1, 1)
+
+
+def _ref(a, b, bias=None, act=None, c=None, alpha=1.0, beta=0.0):
+    x = alpha * (a.double().cpu().numpy() @ b.double().cpu().numpy())
+    if beta:
+        x = x + beta * c.double().cpu().numpy()
+    if bias is not None:
+        x = x + bias.double().cpu().numpy()
+    if act == "relu":
+        x = np.maximum(x, 0)
+    elif act == "gelu":
+        x = 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
+    elif act == "silu":
+        x = x / (1 + np.exp(-x))
+    return x
+
+
+def _np(t):
+    return t.float().cpu().numpy()
+
+
+def _bnd(t):
+    return bound(bf16 if t.dtype == torch.bfloat16 else f16, "f32")
+
+
+# ---- torch operands in place, results from torch's allocator ---------------------------------
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("layout", ["NN", "TN"])
+@pytest.mark.parametrize("M,N,K", ODD)
+def test_torch_new_and_out(dtype, layout, M, N, K):
+    dt = getattr(torch, dtype)
+    x = _t((M, K), dt)
+    w = _t((N, K), dt)
+    b = w.t() if layout == "TN" else w.t().contiguous()
+    y = tcgemm.matmul(x, b)
+    assert isinstance(y, torch.Tensor) and y.shape == (M, N) and y.dtype == dt and y.is_contiguous()
+    out = torch.full((M, N), float("nan"), dtype=dt, device="cuda")  # poison: unwritten elements fail
+    r = tcgemm.matmul(x, b, out=out)
+    assert r is out
+    ref = _ref(x, b)
+    for got in (y, out):
+        g = _np(got)
+        assert np.isfinite(g).all()
+        assert rel_err(g, ref) < _bnd(x)
+
+
+def test_torch_layouts_that_need_staging():
+    """Leading dimensions not a multiple of 8, starts not 16-byte aligned, no unit stride:
+    staged on the stream, results exact to the reference."""
+    x = _t((777, 4321))                       # ld 4321
+    w = _t((1234, 4321))                      # TN with ld 4321
+    out = torch.full((777, 1234), float("nan"), dtype=torch.float16, device="cuda")  # ldc 1234
+    tcgemm.matmul(x, w.t(), out=out)
+    assert rel_err(_np(out), _ref(x, w.t())) < 2e-3
+    big = _t((300, 520))
+    xs = big[1:, 3:259]                       # start not 16-byte aligned
+    bs = _t((512, 300))[::2, ::3]             # no unit stride at all
+    ref = _ref(xs, bs[:256])
+    got = tcgemm.matmul(xs, bs[:256])
+    assert got.is_contiguous() and rel_err(_np(got), ref) < 2e-3
+    o2 = torch.full((600, 200), float("nan"), dtype=torch.float16, device="cuda")[::2, :100]  # strided out
+    tcgemm.matmul(xs, bs[:256], out=o2)
+    assert rel_err(_np(o2), ref) < 2e-3
+
+
+def test_torch_operands_are_not_copied_when_aligned():
+    """The aligned case reads the tensors' memory directly: a kernel that wrote to
+    a copy would leave `out` untouched, and an input copy shows as a second
+    allocation; here the caching allocator's count moves by the output alone."""
+    x, w = _t((256, 512)), _t((384, 512))
+    out = torch.empty((256, 384), dtype=torch.float16, device="cuda")
+    tcgemm.matmul(x, w.t(), out=out)  # warm the plan
+    torch.cuda.synchronize()
+    before = torch.cuda.memory_stats()["allocation.all.allocated"]
+    for _ in range(10):
+        tcgemm.matmul(x, w.t(), out=out)
+    torch.cuda.synchronize()
+    assert torch.cuda.memory_stats()["allocation.all.allocated"] == before
+    assert rel_err(_np(out), _ref(x, w.t())) < 2e-3
+
+
+def test_torch_stream_and_device_follow_the_caller():
+    x, w = _t((512, 256)), _t((256, 300))
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        y = tcgemm.matmul(x, w)               # on s, its memory from s's pool
+    s.synchronize()
+    assert rel_err(_np(y), _ref(x, w)) < 2e-3
+    y2 = tcgemm.matmul(x, w, stream=s)        # stream= given explicitly
+    s.synchronize()
+    assert torch.equal(y, y2)
+
+
+# ---- device epilogue operands -----------------------------------------------------------------
+
+@pytest.mark.parametrize("bias_dtype", ["float16", "bfloat16", "float32"])
+@pytest.mark.parametrize("act", [None, "relu", "gelu", "silu"])
+def test_torch_bias_and_c_on_the_device(bias_dtype, act):
+    M, N, K = 129, 200, 300
+    x, w = _t((M, K)), _t((N, K))
+    bias = _t((N,), getattr(torch, bias_dtype))
+    c = _t((M, N))
+    y = tcgemm.matmul(x, w.t(), bias=bias, activation=act, c=c, beta=0.5, alpha=0.75)
+    assert rel_err(_np(y), _ref(x, w.t(), bias, act, c, 0.75, 0.5)) < 2e-3
+    strided_bias = _t((2 * N,), getattr(torch, bias_dtype))[::2]  # not contiguous: cloned
+    y2 = tcgemm.matmul(x, w.t(), bias=strided_bias)
+    assert rel_err(_np(y2), _ref(x, w.t(), strided_bias)) < 2e-3
+
+
+def test_device_array_and_cupy_bias():
+    rng = np.random.default_rng()
+    M, N, K = 70, 96, 130
+    a = rng.uniform(-1, 1, (M, K)).astype(f16)
+    b = rng.uniform(-1, 1, (K, N)).astype(f16)
+    bias = rng.uniform(-1, 1, N).astype(f16)
+    da, db, dbias = tcgemm.to_device(a), tcgemm.to_device(b), tcgemm.to_device(bias.reshape(1, N))
+    y = tcgemm.matmul(da, db, bias=dbias, activation="relu").numpy()
+    ref = np.maximum(a.astype(np.float64) @ b.astype(np.float64) + bias, 0)
+    assert rel_err(y, ref) < 2e-3
+    cp = pytest.importorskip("cupy")
+    ca, cb, cbias = cp.asarray(a), cp.asarray(b), cp.asarray(bias)
+    yc = tcgemm.matmul(ca, cb, bias=cbias, activation="relu")
+    assert isinstance(yc, cp.ndarray) and rel_err(cp.asnumpy(yc), ref) < 2e-3
+
+
+def test_in_place_accumulate_torch_with_staged_out():
+    M, N, K = 100, 1234, 64                    # N = 1234: out needs staging, c is out
+    x, w = _t((M, K)), _t((K, N))
+    acc = _t((M, N))
+    c0 = acc.clone()
+    tcgemm.matmul(x, w, c=acc, beta=1.0, out=acc)
+    assert rel_err(_np(acc), _ref(x, w, c=c0, beta=1.0)) < 2e-3
+
+
+# ---- CUDA graphs -------------------------------------------------------------------------------
+
+def _capture(fn):
+    """Warm up on a side stream (as torch's docs ask), capture, replay twice."""
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        fn()
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        res = fn()
+    return g, res
+
+
+@pytest.mark.parametrize("case", ["out", "new", "bias_act", "split_k", "batched", "staged", "bf16_decode"])
+def test_graph_capture_replays_like_eager(case):
+    dt = torch.bfloat16 if case == "bf16_decode" else torch.float16
+    M, N, K = {"split_k": (16, 2048, 4096), "bf16_decode": (8, 4096, 4096), "staged": (300, 1234, 777)}.get(
+        case, (256, 512, 384))
+    x = _t((4, M, K) if case == "batched" else (M, K), dt)
+    w = _t((N, K), dt)
+    bias = _t((N,), torch.float32)
+    out = torch.empty((M, N), dtype=dt, device="cuda")
+    kw = {}
+    if case == "bias_act":
+        kw = dict(bias=bias, activation="gelu")
+    if case == "split_k":
+        kw = dict(kernel="sm90.ws_splitk", split_k=4) if _runnable("sm90.ws_splitk") else dict(split_k=None)
+
+    def call():
+        if case == "out":
+            return tcgemm.matmul(x, w.t(), out=out)
+        return tcgemm.matmul(x, w.t(), **kw)
+
+    eager = call().clone()
+    g, res = _capture(call)
+    x.uniform_(-1, 1)                          # new inputs: a replay must see them
+    eager2 = call().clone()
+    res.fill_(float("nan"))
+    g.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(res, eager2), "replay differs from the eager call on the same inputs"
+    ref = _ref(x.reshape(-1, K), w.t(), bias if case == "bias_act" else None, kw.get("activation"))
+    assert rel_err(_np(res.reshape(-1, N)), ref) < _bnd(x)
+    assert not torch.equal(eager, eager2)
+    torch.randn(4, device="cuda")              # torch is still usable after the capture
+
+
+def _runnable(name):
+    return any(k["name"] == name and k["runnable"] for k in tcgemm.kernels())
+
+
+def test_uncapturable_calls_say_so_and_leave_the_capture_alone():
+    x = _t((64, 64))
+    a = np.random.default_rng().uniform(-1, 1, (64, 64)).astype(f16)
+    g = torch.cuda.CUDAGraph()
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        torch.matmul(x, x)
+    torch.cuda.synchronize()
+    with torch.cuda.graph(g):
+        y = torch.matmul(x, x)
+        with pytest.raises(RuntimeError, match="cannot be captured"):
+            tcgemm.matmul(a, a)                # NumPy: host round trip
+        with pytest.raises(RuntimeError, match="cannot be captured"):
+            tcgemm.matmul(x, x, bias=np.ones(64, np.float32))  # host bias: uploaded per call
+        z = tcgemm.matmul(x, x)                # the capture is still valid
+    g.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(y, torch.matmul(x, x))
+    assert rel_err(_np(z), _ref(x, x)) < 2e-3
+
+
+def test_repeated_calls_hit_the_plan_cache():
+    from tcgemm import _call
+    x, w = _t((100, 200)), _t((200, 300))
+    tcgemm.matmul(x, w)
+    n = len(_call._PLANS)
+    for _ in range(5):
+        tcgemm.matmul(x, w)
+    assert len(_call._PLANS) == n
+    with pytest.raises(ValueError, match="not a plan handle"):
+        _core.run(12345, 0, 0, 0, 8, 8, 8, 0, 0, 0, True, 1.0, 0.0, 0, 0, 0, 0, 2, 0, 1, 0, 0, 0)
+
+
+# ---- NumPy through the pipeline ----------------------------------------------------------------
+
+@pytest.mark.parametrize("layout", ["NN", "TN"])
+@pytest.mark.parametrize("M,N,K", [(3000, 1000, 4096), (2051, 777, 2049), (1, 5000, 3000), (5000, 1, 64)])
+def test_numpy_pipeline_multi_panel(layout, M, N, K):
+    """K = 4096 gives 1024-row panels (one 8 MiB staging slot each): several
+    panels in flight, the last one partial; odd widths go through the 2-D copies."""
+    rng = np.random.default_rng()
+    a = rng.uniform(-1, 1, (M, K)).astype(bf16)
+    w = rng.uniform(-1, 1, (N, K)).astype(bf16)
+    b = w.T if layout == "TN" else np.ascontiguousarray(w.T)
+    out = np.full((M, N), np.nan, bf16)
+    got = tcgemm.matmul(a, b, out=out)
+    assert got is out and np.isfinite(out.astype(np.float32)).all()
+    assert rel_err(out, a.astype(np.float64) @ b.astype(np.float64)) < 8e-3
+
+
+def test_numpy_pipeline_pinned_and_small_ring():
+    rng = np.random.default_rng()
+    M, N, K = 2500, 2000, 3000
+    a = tcgemm.empty_pinned((M, K), f16)
+    a[...] = rng.uniform(-1, 1, (M, K))
+    b = rng.uniform(-1, 1, (K, N)).astype(f16)
+    out = tcgemm.empty_pinned((M, N), f16)
+    out[...] = np.nan
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    tcgemm.matmul(a, b, out=out)               # pinned in and out: no staging
+    assert rel_err(out, ref) < 2e-3
+    try:
+        tcgemm.set_staging_limit(16 << 20)     # two slots: every slot reused many times
+        tcgemm.release_memory()
+        bias = rng.uniform(-1, 1, N).astype(np.float32)
+        c = rng.uniform(-1, 1, (M, N)).astype(f16)
+        got = tcgemm.matmul(np.array(a), b, bias=bias, c=c, beta=-0.5, activation="silu")  # a pageable copy
+        x = ref - 0.5 * c.astype(np.float64) + bias
+        assert rel_err(got, x / (1 + np.exp(-x))) < 2e-3
+        assert _core.staging_held() <= 16 << 20
+    finally:
+        tcgemm.set_staging_limit(256 << 20)
+
+
+def test_numpy_results_are_finished_and_memory_is_reused():
+    rng = np.random.default_rng()
+    a = rng.uniform(-1, 1, (1024, 2048)).astype(f16)
+    b = rng.uniform(-1, 1, (2048, 512)).astype(f16)
+    tcgemm.matmul(a, b)
+    free0 = tcgemm.device_info()["mem_free"]
+    for _ in range(20):
+        y = tcgemm.matmul(a, b)
+    assert abs(tcgemm.device_info()["mem_free"] - free0) < 4 << 20  # the pool's blocks are reused
+    assert rel_err(y, a.astype(np.float64) @ b.astype(np.float64)) < 2e-3
+    tcgemm.release_memory()
