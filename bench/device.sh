@@ -14,6 +14,7 @@
 #   bench=ARGS       python -m tcgemm bench ARGS (add --json $OUT/x.json --md $OUT/x.md to keep results)
 #   user=ARGS        python -m tcgemm bench --user-path ARGS
 #   py=CODE          python3 -c CODE (a quick probe)
+#   memcheck=CODE    python3 -c CODE under compute-sanitizer's memcheck (host-side paths: the NumPy pipeline)
 #   timeout=SECONDS  the limit for the steps after it (default 240)
 #
 # Example: bash bench/device.sh build=90a "pytest=-n 8 tests/python/test_call_path.py" \
@@ -79,6 +80,10 @@ for step in "$@"; do
       timeout $limit python3 -c "$arg" > "$log" 2>&1
       say "$(el) py: rc=$?"
       tail -30 "$log" ;;
+    memcheck)
+      timeout $limit compute-sanitizer --tool memcheck --error-exitcode 99 python3 -c "$arg" > "$log" 2>&1
+      say "$(el) memcheck (python): rc=$?: $(grep -E 'ERROR SUMMARY' "$log" | tail -1)"
+      tail -5 "$log" ;;
     *) say "unknown step '$name'"; exit 2 ;;
   esac
 done

@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "core/launch_check.h"
 #include "core/workspace.h"
+#include "tma/tensor_map.h"
 #include "dlpack.h"
 #include "tcgemm/tcgemm.h"
 
@@ -180,6 +182,28 @@ PlanSet& issued_plans() {
   return *s;
 }
 
+// The plan behind a handle from plan() (a bad integer is a ValueError).
+const Plan* planned(uintptr_t handle) {
+  const Plan* p = reinterpret_cast<const Plan*>(handle);
+  if (!issued_plans().contains(p)) throw py::value_error("tcgemm._core.run: not a plan handle");
+  return p;
+}
+
+GemmArgs planned_args(const Plan& p, uintptr_t a, uintptr_t b, uintptr_t c, int64_t lda, int64_t ldb, int64_t ldc,
+                      uintptr_t stream, uintptr_t workspace, size_t workspace_bytes, bool grid_swizzle) {
+  GemmArgs g;
+  g.A = reinterpret_cast<const void*>(a), g.B = reinterpret_cast<const void*>(b), g.C = reinterpret_cast<void*>(c);
+  g.M = p.M, g.N = p.N, g.K = p.K, g.lda = lda, g.ldb = ldb, g.ldc = ldc;
+  g.dtype = p.dtype, g.layout = p.layout, g.accum = p.accum, g.grid_swizzle = grid_swizzle;
+  g.stream = reinterpret_cast<cudaStream_t>(stream);
+  g.workspace = reinterpret_cast<void*>(workspace), g.workspace_bytes = workspace_bytes;
+  g.split_k = p.split_k;
+  return g;
+}
+
+struct DeviceGuard;
+void launch_planned(const Plan& p, const GemmArgs& g);
+
 // Makes `device` current for a scope (-1: leave it), as torch's device guard.
 struct DeviceGuard {
   int prev = -1;
@@ -197,6 +221,18 @@ struct DeviceGuard {
     if (prev >= 0) cudaSetDevice(prev);
   }
 };
+
+// run_plan on the plan's device (whatever is current), without the GIL.
+void launch_planned(const Plan& p, const GemmArgs& g) {
+  const DeviceGuard on(p.device);
+  check(on.status);
+  Status s;
+  {
+    py::gil_scoped_release nogil;
+    s = run_plan(p, g);
+  }
+  check(s);
+}
 
 // Page-locked host memory exposed through the buffer protocol (np.frombuffer
 // keeps it alive); freed when the last view goes.
@@ -439,38 +475,65 @@ PYBIND11_MODULE(_core, m) {
       py::arg("accum"), py::arg("plain"), py::arg("batch"), py::arg("split_k"), py::arg("device") = -1,
       "-> (plan handle, kernel name, workspace bytes) for a shape on the current device (cached).");
 
-  // Positional only, no keyword parsing: this is the per-call path.
-  m.def("run",
+  // Positional only, no keyword parsing: this is the per-call path. `run` is
+  // the plain 2-D call (the common one: ten integers to convert), `run_full`
+  // takes the epilogue and batch fields too.
+  m.def("run", [](uintptr_t plan, uintptr_t a, uintptr_t b, uintptr_t c, int64_t lda, int64_t ldb, int64_t ldc,
+                  uintptr_t stream, uintptr_t workspace, size_t workspace_bytes, bool grid_swizzle) {
+    const Plan* p = planned(plan);
+    GemmArgs g = planned_args(*p, a, b, c, lda, ldb, ldc, stream, workspace, workspace_bytes, grid_swizzle);
+    launch_planned(*p, g);
+  });
+  m.def("run_full",
         [](uintptr_t plan, uintptr_t a, uintptr_t b, uintptr_t c, int64_t lda, int64_t ldb, int64_t ldc,
            uintptr_t stream, uintptr_t workspace, size_t workspace_bytes, bool grid_swizzle, float alpha, float beta,
            uintptr_t source, int64_t ld_source, int64_t stride_source, uintptr_t bias, int bias_type, int act,
            int64_t batch, int64_t stride_a, int64_t stride_b, int64_t stride_c) {
-          const Plan* p = reinterpret_cast<const Plan*>(plan);
-          if (!issued_plans().contains(p)) throw py::value_error("tcgemm._core.run: not a plan handle");
-          const DeviceGuard on(p->device);  // the plan's device, whatever is current
-          check(on.status);
-          GemmArgs g;
-          g.A = reinterpret_cast<const void*>(a), g.B = reinterpret_cast<const void*>(b);
-          g.C = reinterpret_cast<void*>(c);
-          g.M = p->M, g.N = p->N, g.K = p->K, g.lda = lda, g.ldb = ldb, g.ldc = ldc;
-          g.dtype = p->dtype, g.layout = p->layout, g.accum = p->accum, g.grid_swizzle = grid_swizzle;
-          g.stream = as_stream(stream);
-          g.workspace = reinterpret_cast<void*>(workspace), g.workspace_bytes = workspace_bytes;
+          const Plan* p = planned(plan);
+          GemmArgs g = planned_args(*p, a, b, c, lda, ldb, ldc, stream, workspace, workspace_bytes, grid_swizzle);
+          if (bias_type < 0 || bias_type > 2 || act < 0 || act > 3) throw py::value_error("tcgemm._core.run: bad enum");
           g.epilogue.alpha = alpha, g.epilogue.beta = beta;
           g.epilogue.source = reinterpret_cast<const void*>(source), g.epilogue.ld_source = ld_source;
           g.epilogue.batch_stride_source = stride_source;
           g.epilogue.bias = reinterpret_cast<const void*>(bias);
-          if (bias_type < 0 || bias_type > 2 || act < 0 || act > 3) throw py::value_error("tcgemm._core.run: bad enum");
           g.epilogue.bias_type = static_cast<BiasType>(bias_type), g.epilogue.act = static_cast<Activation>(act);
           g.batch = batch, g.batch_stride_a = stride_a, g.batch_stride_b = stride_b, g.batch_stride_c = stride_c;
-          g.split_k = p->split_k;
-          Status s;
-          {
-            py::gil_scoped_release nogil;
-            s = run_plan(*p, g);
-          }
-          check(s);
+          launch_planned(*p, g);
         });
+
+  m.def(
+      "time_tensor_map_encode",
+      [](int n) {
+        // Host cost of one cuTensorMapEncodeTiled (a 4096 x 4096 fp16 operand,
+        // 64 x 128 boxes, 128B swizzle): what a launch pays per map.
+        tma::TensorMapParams p;
+        check(tma::matrix_2d(reinterpret_cast<const void*>(uintptr_t{1} << 20), DType::f16, 4096, 4096, 4096, 128, 64,
+                             tma::Swizzle::b128, &p));
+        CUtensorMap m;
+        check(tma::encode(p, &m));
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < n; ++i) check(tma::encode(p, &m));
+        const auto t1 = std::chrono::steady_clock::now();
+        return std::chrono::duration<double, std::nano>(t1 - t0).count() / (n > 0 ? n : 1);
+      },
+      py::arg("n") = 1000, "ns per tensor-map encode on this machine");
+  m.def("pool_stats", [] {
+    size_t reserved = 0, used = 0;
+    check(workspace_stats(&reserved, &used));
+    py::dict d;
+    d["reserved"] = reserved, d["used"] = used;
+    return d;
+  }, "bytes the current device's tcgemm pool holds from the driver, and of those in use");
+  m.def("copy_bytes", [](uintptr_t dst, uintptr_t src, size_t bytes, uintptr_t stream) {
+    Status s;
+    {
+      py::gil_scoped_release nogil;
+      s = cuda_status(cudaMemcpyAsync(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), bytes,
+                                      cudaMemcpyDefault, as_stream(stream)), "cudaMemcpyAsync");
+      if (s.ok()) s = cuda_status(cudaStreamSynchronize(as_stream(stream)), "cudaStreamSynchronize");
+    }
+    check(s);
+  }, "cudaMemcpy (any direction, unified addressing) and wait: the benchmark's bandwidth probe");
 
   m.def(
       "capture_status",

@@ -38,6 +38,7 @@ def _check_options(kernel, accumulate, split_k):
 
 # The option combinations already checked (a call repeats the same ones).
 _CHECKED = set()
+_PLAIN = Epilogue(1.0, 0.0, None, None, None)
 
 
 def matmul(a, b, *, c=None, alpha: float = 1.0, beta: float = 0.0, bias=None, activation=None, out=None,
@@ -95,70 +96,79 @@ def matmul(a, b, *, c=None, alpha: float = 1.0, beta: float = 0.0, bias=None, ac
     array (see :func:`empty_pinned` for the fastest host path).
     """
     try:
-        key = (kernel, accumulate, split_k)
-        known = key in _CHECKED
+        known = (kernel, accumulate, split_k) in _CHECKED
     except TypeError:  # unhashable arguments: let the checks name them
-        known, key = False, None
+        known = False
     if not known:
         _check_options(kernel, accumulate, split_k)
-        if key is not None:
-            _CHECKED.add(key)
+        _CHECKED.add((kernel, accumulate, split_k))
+    if c is None and bias is None and activation is None and alpha.__class__ is float and alpha == 1.0 and \
+            beta.__class__ is float and beta == 0.0:
+        ep = _PLAIN  # the defaults: nothing to check
+    else:
+        ep = Epilogue(alpha, beta, c, bias, activation)
     sk = 0 if split_k is None else int(split_k)
-    ep = Epilogue(alpha, beta, c, bias, activation)
-    sh = None if stream is None else _stream_handle(stream)
 
     # Which path: any operand in device memory (or a device out) makes it a
     # device call whose result is of the kind of `out`, else of the first
     # device-resident input.
     ad_a, ad_b = adapter_of(a), adapter_of(b)
     ad_out = adapter_of(out) if out is not None else None
-    fw = ad_out or ad_a or ad_b
-    if fw is None:
+    if ad_out is not None:
+        fw, like = ad_out, out
+    elif ad_a is not None:
+        fw, like = ad_a, a
+    elif ad_b is not None:
+        fw, like = ad_b, b
+    else:
+        sh = 0 if stream is None else _stream_handle(stream)
         if _foreign_cuda(a) or _foreign_cuda(b):
-            # another library's CUDA array (jax, ...): view it through DLPack
-            a = from_dlpack(a) if _foreign_cuda(a) else a
-            b = from_dlpack(b) if _foreign_cuda(b) else b
+            # another library's CUDA array (jax, ...): viewed through DLPack
+            a = from_dlpack(a, stream) if _foreign_cuda(a) else a
+            b = from_dlpack(b, stream) if _foreign_cuda(b) else b
             return matmul(a, b, c=c, alpha=alpha, beta=beta, bias=bias, activation=activation, out=out,
                           kernel=kernel, accumulate=accumulate, split_k=split_k, grid_swizzle=grid_swizzle,
                           stream=stream, device=device)
         a, b = host_array(a, "a"), host_array(b, "b")
         with _on_device(device):
-            return numpy_matmul(a, b, ep, out, kernel, accumulate, sk, grid_swizzle, 0 if sh is None else sh)
-    like = out if ad_out is not None else (a if ad_a is not None else b)
+            return numpy_matmul(a, b, ep, out, kernel, accumulate, sk, grid_swizzle, sh)
     if ad_a is None:
         a = host_array(a, "a")
     if ad_b is None:
         b = host_array(b, "b")
     if out is not None and ad_out is None:
-        if not isinstance(out, np.ndarray):
-            raise TypeError(f"tcgemm: out must be a NumPy array, a DeviceArray or a torch/cupy tensor, "
-                            f"got {type(out).__name__}")
-        # device inputs, a host out: compute on the device, then copy down
-        res = matmul(a, b, c=c, alpha=alpha, beta=beta, bias=bias, activation=activation, kernel=kernel,
-                     accumulate=accumulate, split_k=split_k, grid_swizzle=grid_swizzle, stream=stream,
-                     device=device)
-        host = _host_copy(res)
-        if host.shape != out.shape:
-            raise ValueError(f"tcgemm: out has shape {tuple(out.shape)}, expected {host.shape}")
-        if host.dtype != out.dtype:
-            raise TypeError(f"tcgemm: out has dtype {out.dtype}, expected {host.dtype}")
-        out[...] = host
-        return out
+        return _into_host_out(a, b, c, alpha, beta, bias, activation, out, kernel, accumulate, split_k, grid_swizzle,
+                              stream, device)
     dev = fw.device_of(like)
     if device is not None:
         if isinstance(device, bool) or not isinstance(device, (int, np.integer)):
             raise TypeError(f"tcgemm: device must be an int index, got {device!r}")
         if int(device) != dev:
             raise ValueError(f"tcgemm: the operands live on device {dev}, but device={device} was asked for")
-    for name, x in (("a", a), ("b", b), ("out", out)):
-        ad = adapter_of(x) if x is not None else None
-        if ad is not None and ad.device_of(x) != dev:
-            raise ValueError(f"tcgemm: {name} lives on device {ad.device_of(x)}, but the call runs on device {dev}")
-    if sh is None:
-        sh = fw.stream(dev)
-        return device_matmul(fw, a, b, ep, out, kernel, accumulate, sk, grid_swizzle, sh, dev, like)
+    if stream is None:
+        return device_matmul(fw, ad_a, ad_b, ad_out, a, b, ep, out, kernel, accumulate, sk, grid_swizzle,
+                             fw.stream(dev), dev, like)
+    sh = _stream_handle(stream)
     with fw_stream(fw, sh, dev):
-        return device_matmul(fw, a, b, ep, out, kernel, accumulate, sk, grid_swizzle, sh, dev, like)
+        return device_matmul(fw, ad_a, ad_b, ad_out, a, b, ep, out, kernel, accumulate, sk, grid_swizzle, sh, dev,
+                             like)
+
+
+def _into_host_out(a, b, c, alpha, beta, bias, activation, out, kernel, accumulate, split_k, grid_swizzle, stream,
+                   device):
+    """Device inputs, a NumPy out: compute on the device, then copy down."""
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"tcgemm: out must be a NumPy array, a DeviceArray or a torch/cupy tensor, "
+                        f"got {type(out).__name__}")
+    res = matmul(a, b, c=c, alpha=alpha, beta=beta, bias=bias, activation=activation, kernel=kernel,
+                 accumulate=accumulate, split_k=split_k, grid_swizzle=grid_swizzle, stream=stream, device=device)
+    host = _host_copy(res)
+    if host.shape != out.shape:
+        raise ValueError(f"tcgemm: out has shape {tuple(out.shape)}, expected {host.shape}")
+    if host.dtype != out.dtype:
+        raise TypeError(f"tcgemm: out has dtype {out.dtype}, expected {host.dtype}")
+    out[...] = host
+    return out
 
 
 class fw_stream:

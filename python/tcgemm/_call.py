@@ -62,14 +62,38 @@ def adapter_of(x):
     return ad
 
 
-def capture_guard(sh: int, what: str) -> None:
-    """Raise before touching the stream if it (or, for the legacy stream, any
-    stream of the device) is being captured into a CUDA graph."""
+def _capturing(sh: int) -> str:
+    """'none', or how `sh` (or the thread's current torch/cupy stream) is
+    being captured. Asking the stream covers captures on it and, for the
+    legacy stream, on blocking streams; torch and cupy capture on
+    non-blocking streams, which the legacy stream does not see, so where
+    they are loaded their current stream is asked too."""
     st = _core.capture_status(sh)
     if st != "none":
-        raise RuntimeError(f"tcgemm: {what} cannot be captured in a CUDA graph (the stream is being captured: "
-                           f"{st}); this call would synchronise or allocate outside the graph's allocator. "
-                           "Use torch/cupy tensors (outputs and workspace from their allocators) inside a capture.")
+        return st
+    import sys
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_initialized() and torch.cuda.is_current_stream_capturing():
+        return "torch's current stream is capturing"
+    cupy = sys.modules.get("cupy")
+    if cupy is not None:
+        try:
+            if cupy.cuda.get_current_stream().is_capturing():
+                return "cupy's current stream is capturing"
+        except Exception:
+            pass
+    return "none"
+
+
+def capture_guard(sh: int, what: str) -> None:
+    """Raise before touching the stream if a CUDA graph is being captured
+    (the call would synchronise, or allocate outside the graph's allocator,
+    and so invalidate the caller's capture)."""
+    st = _capturing(sh)
+    if st != "none":
+        raise RuntimeError(f"tcgemm: {what} cannot be captured in a CUDA graph ({st}); it would synchronise or "
+                           "allocate outside the graph's allocator. Inside a capture use torch/cupy tensors "
+                           "(outputs and workspace come from their allocators), or out= for DeviceArrays.")
 
 
 def _inner_mismatch(batched, M, K, Kb, N):
@@ -77,32 +101,35 @@ def _inner_mismatch(batched, M, K, Kb, N):
     return ValueError(f"tcgemm: inner dimensions differ: a is {pre}{M}x{K}, b is {pre}{Kb}x{N}")
 
 
-def device_matmul(fw, a, b, ep, out, kernel, accumulate, split_k, grid_swizzle, sh, dev, like):
-    """a @ b (with the epilogue `ep`) for operands in device memory; `fw` is
-    the adapter of `like`, the operand that decides the result's kind."""
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+def device_matmul(fw, ada, adb, ad_out, a, b, ep, out, kernel, accumulate, split_k, grid_swizzle, sh, dev, like):
+    """a @ b (with the epilogue `ep`) for operands in device memory. Each
+    operand is read (and if need be staged) by its own adapter (`ada`,
+    `adb`, `ad_out`; None for a NumPy operand); memory the call makes comes
+    from `fw`, the adapter of `like`, the operand that decides the result's kind."""
+    if ada is None or adb is None:
         capture_guard(sh, "a NumPy operand mixed with device operands (uploaded first)")
-        if isinstance(a, np.ndarray):
-            a = fw.from_host(a, sh, dev, like)
-        if isinstance(b, np.ndarray):
-            b = fw.from_host(b, sh, dev, like)
-    batched = len(a.shape) == 3 or len(b.shape) == 3
-    # Each operand is read (and if need be staged) by its own adapter; memory
-    # the call makes comes from `fw`, the result's.
-    ada, adb = adapter_of(a), adapter_of(b)
+        if ada is None:
+            a, ada = fw.from_host(a, sh, dev, like), fw
+        if adb is None:
+            b, adb = fw.from_host(b, sh, dev, like), fw
+    if ada is not fw and ada.device_of(a) != dev:
+        raise ValueError(f"tcgemm: a lives on device {ada.device_of(a)}, but the call runs on device {dev}")
+    if adb is not fw and adb.device_of(b) != dev:
+        raise ValueError(f"tcgemm: b lives on device {adb.device_of(b)}, but the call runs on device {dev}")
     A = ada.operand(a, "a")
     if A is None or A.transposed:  # the kernels read A row-major
         A = ada.stage(a, "a", sh)
     B = adb.operand(b, "b")
     if B is None:
         B = adb.stage(b, "b", sh)
-    if A.dtype != B.dtype:
-        raise TypeError(f"tcgemm: a and b must have the same dtype, got {A.dtype} and {B.dtype}")
     dt = A.dtype
+    if B.dtype is not dt and B.dtype != dt:
+        raise TypeError(f"tcgemm: a and b must have the same dtype, got {A.dtype} and {B.dtype}")
     M, K, Kb, N = A.rows, A.cols, B.rows, B.cols
+    batched = len(a.shape) == 3 or len(b.shape) == 3
     if K != Kb:
         raise _inner_mismatch(batched, M, K, Kb, N)
-    if accumulate == "f16" and dt == bfloat16:
+    if accumulate == "f16" and dt is bfloat16:
         raise ValueError("tcgemm: accumulate='f16' needs float16 inputs (bf16 tensor-core MMAs accumulate in f32)")
     batch = 1
     sa, sb = A.bstride, B.bstride
@@ -116,60 +143,62 @@ def device_matmul(fw, a, b, ep, out, kernel, accumulate, split_k, grid_swizzle, 
             sa = 0
         if bb == 1:
             sb = 0
-    shape = (batch, M, N) if batched else (M, N)
-    ep.check_c(shape, dt, batched)
+    if ep.c is not None:
+        ep.check_c((batch, M, N) if batched else (M, N), dt, batched)
 
     # The output: the caller's `out` in place when the kernels can write it,
     # else a staging buffer copied into it afterwards.
     D, staged_out = None, False
     if out is not None:
-        _check_out(out, shape, dt, fw)
-        if ep.c is out:
-            D = fw.operand(out, "out")
-            if D is None or D.transposed:
-                D, staged_out = fw.stage(out, "out", sh), True  # c is read from the staged copy, in place
-        else:
-            D = fw.operand(out, "out")
-            if D is None or D.transposed:
-                if fw.kind == "DeviceArray":
-                    raise ValueError("tcgemm: out must be a row-major DeviceArray, not a transposed view")
-                D, staged_out = None, True
+        D = ad_out.operand(out, "out")
+        if D is None or D.transposed or (D.dtype is not dt and D.dtype != dt) or D.rows != M or D.cols != N or \
+                (batched and (len(out.shape) != 3 or D.batch != batch)) or (not batched and len(out.shape) != 2):
+            _check_out(out, (batch, M, N) if batched else (M, N), dt)  # raises on a wrong shape or dtype
+            if ad_out.kind == "DeviceArray":
+                raise ValueError("tcgemm: out must be a row-major DeviceArray, not a transposed view")
+            # c is out: read from the staged copy, written in place there
+            D, staged_out = (ad_out.stage(out, "out", sh) if ep.c is out else None), True
+        elif ad_out is not fw or ad_out.device_of(out) != dev:
+            raise ValueError(f"tcgemm: out lives on device {ad_out.device_of(out)}, but the call runs on device {dev}")
     if M == 0 or N == 0 or K == 0 or batch == 0:
-        return _empty_product(fw, ep, out, shape, dt, sh, dev, like, batched)
+        return _empty_product(fw, ep, out, (batch, M, N) if batched else (M, N), dt, sh, dev, like, batched)
     if D is None:
         if not fw.capturable_outputs:
             capture_guard(sh, f"a new {fw.kind} result")
         D = fw.empty(batch if batched else None, M, N, dt, dev, sh, like)
 
-    src, ld_src, stride_src = 0, 0, 0
-    if ep.c is not None:
-        if ep.c is out:
-            C = D
-        else:
-            c = ep.c
-            if isinstance(c, np.ndarray):
-                capture_guard(sh, "a NumPy c (uploaded first)")
-                c = fw.from_host(c, sh, dev, like)
-            adc = adapter_of(c)
-            if adc is None:
-                raise TypeError(f"tcgemm: c must be an array of a kind tcgemm takes, got {type(c).__name__}")
-            C = adc.operand(c, "c")
-            if C is None or C.transposed:
-                C = adc.stage(c, "c", sh)
-        src, ld_src = C.ptr, C.ld
-        stride_src = C.bstride if batched and len(ep.c.shape) == 3 else 0
-    bias_ptr, bias_type, keep_bias = 0, 2, None
-    if ep.bias is not None:
-        bias_ptr, bias_type, keep_bias = _bias(fw, ep, N, sh, dev, like)
-
     h, _name, ws_bytes = plan(dev, M, N, K, dt, B.transposed, accumulate, ep.plain, batch, split_k, kernel)
     ws_keep, ws_ptr = fw.workspace(ws_bytes, dev, like) if ws_bytes else (None, 0)
-    _core.run(h, A.ptr, B.ptr, D.ptr, A.ld, B.ld, D.ld, sh, ws_ptr, ws_bytes, grid_swizzle, ep.alpha, ep.beta,
-              src, ld_src, stride_src, bias_ptr, bias_type, ep.act, batch, sa, sb, D.bstride)
-    fw.mark_used(D, sh)
+    if ep.plain and batch == 1:
+        _core.run(h, A.ptr, B.ptr, D.ptr, A.ld, B.ld, D.ld, sh, ws_ptr, ws_bytes, grid_swizzle)
+    else:
+        src, ld_src, stride_src = 0, 0, 0
+        if ep.c is not None:
+            if ep.c is out:
+                C = D
+            else:
+                c = ep.c
+                adc = adapter_of(c)
+                if adc is None:
+                    if not isinstance(c, np.ndarray):
+                        raise TypeError(f"tcgemm: c must be an array of a kind tcgemm takes, got {type(c).__name__}")
+                    capture_guard(sh, "a NumPy c (uploaded first)")
+                    c, adc = fw.from_host(c, sh, dev, like), fw
+                C = adc.operand(c, "c")
+                if C is None or C.transposed:
+                    C = adc.stage(c, "c", sh)
+            src, ld_src = C.ptr, C.ld
+            stride_src = C.bstride if batched and len(ep.c.shape) == 3 else 0
+        bias_ptr, bias_type, keep_bias = 0, 2, None
+        if ep.bias is not None:
+            bias_ptr, bias_type, keep_bias = _bias(fw, ep, N, sh, dev, like)
+        _core.run_full(h, A.ptr, B.ptr, D.ptr, A.ld, B.ld, D.ld, sh, ws_ptr, ws_bytes, grid_swizzle, ep.alpha, ep.beta,
+                       src, ld_src, stride_src, bias_ptr, bias_type, ep.act, batch, sa, sb, D.bstride)
+    if fw.kind == "DeviceArray":
+        fw.mark_used(D, sh)
     if out is not None:
         if staged_out:
-            fw.copy_back(D, out, sh)
+            ad_out.copy_back(D, out, sh)
         return out
     return fw.result(D, batch, M, N)
 
@@ -200,7 +229,7 @@ def _bias(fw, ep, N, sh, dev, like):
     return ptr, BIAS_TYPES[dt], keep
 
 
-def _check_out(out, shape, dtype, fw):
+def _check_out(out, shape, dtype):
     oshape = tuple(out.shape)
     if oshape != tuple(shape):
         raise ValueError(f"tcgemm: out has shape {oshape}, expected {tuple(shape)}")

@@ -48,9 +48,22 @@ def _dtype(x, what):
 
 def operand(x, what, prefer_transposed=False):
     """-> Operand, or None when the layout needs a staging copy."""
-    dt = _dtype(x, what)
+    dt = _DT.get(x.dtype)
+    if dt is None:
+        _dtype(x, what)  # raises, naming the dtype
     shape = x.shape
     nd = len(shape)
+    if nd == 2 and not prefer_transposed:
+        # The common cases first, without the general rules (classify): a
+        # row-major matrix, or the transpose of one (w.t()), aligned.
+        r, c = shape
+        s0, s1 = x.stride()
+        ptr = x.data_ptr()
+        if r > 1 and c > 1 and not ptr & 15:
+            if s1 == 1 and s0 >= c and not s0 & 7:
+                return Operand(ptr, r, c, s0, False, dt, x)
+            if s0 == 1 and s1 >= r and not s1 & 7:
+                return Operand(ptr, r, c, s1, True, dt, x)
     check_ndim(nd, shape, what, True)
     ptr = x.data_ptr()
     v = classify(ptr, shape, x.stride(), prefer_transposed)
@@ -79,7 +92,10 @@ def empty(batch, rows, cols, dtype, device, stream_, like):
     when `cols` is not a multiple of 8 (result() then hands back a dense copy)."""
     p = cols if cols % 8 == 0 else pitch_for(cols)
     shape = (rows, p) if batch is None else (batch, rows, p)
-    st = like.new_empty(shape, dtype=torch.float16 if dtype == float16 else torch.bfloat16)
+    if _DT.get(like.dtype) is dtype:
+        st = like.new_empty(shape)  # like's dtype and device, from torch's allocator on the current stream
+    else:
+        st = like.new_empty(shape, dtype=torch.float16 if dtype is float16 else torch.bfloat16)
     return Operand(st.data_ptr(), rows, cols, p, False, dtype, st, batch or 1, rows * p if batch else 0)
 
 

@@ -161,29 +161,33 @@ def graph_rows(torch, rounds, dtypes=("fp16",)):
 
             t, r = _alternate(lambda: replay_ms(g_ours), lambda: replay_ms(g_ref), rounds)
             eager = _event_ms(torch, lambda x, w, o: matmul(x, w.T, out=o), sets, calls)
+            # The kernel alone on the same buffers (raw pointers, one event pair per launch):
+            # under replay a call should cost what its kernel costs.
+            rot = [(x.data_ptr(), w.data_ptr(), o.data_ptr()) for x, w, o in sets]
+            kms = _core.time_gemm("auto", rot, M, N, K, K, K, N, _core.DType.float16 if dts == "fp16" else
+                                  _core.DType.bfloat16, _core.Layout.TN, _core.Accum.f32, True, 3, calls, 0)
             rows.append(dict(path="graph", M=M, N=N, K=K, dtype=dts, tcgemm_ms=t, ref="torch.matmul (graph)",
-                             ref_ms=r, eager_ms=eager, tflops=2.0 * M * N * K / (t * 1e-3) / 1e12))
+                             ref_ms=r, eager_ms=eager, kernel_ms=float(np.median(kms)),
+                             tflops=2.0 * M * N * K / (t * 1e-3) / 1e12))
             del g_ours, g_ref, sets
     return rows
 
 
 def bandwidth(torch, nbytes=256 << 20, reps=5):
-    """Host <-> device GB/s for pageable and pinned host memory (copies into
-    existing, already touched buffers)."""
+    """Host <-> device GB/s of one cudaMemcpy, for pageable (NumPy) and pinned
+    host memory, into and out of buffers already touched: the machine's rate
+    for each kind of host memory, the yardstick of the `numpy` rows."""
     dev = torch.empty(nbytes, dtype=torch.uint8, device="cuda")
     out = {}
-    for kind, host in (("pageable", torch.ones(nbytes, dtype=torch.uint8)),
-                       ("pinned", torch.ones(nbytes, dtype=torch.uint8).pin_memory())):
+    for kind, host in (("pageable", np.ones(nbytes, np.uint8)), ("pinned", empty_pinned(nbytes, np.uint8))):
+        host[...] = 1
+        hp = host.__array_interface__["data"][0]
         for direction in ("h2d", "d2h"):
+            dst, src = (dev.data_ptr(), hp) if direction == "h2d" else (hp, dev.data_ptr())
             ts = []
             for _ in range(reps):
-                torch.cuda.synchronize()
                 t0 = time.perf_counter()
-                if direction == "h2d":
-                    dev.copy_(host)
-                else:
-                    host.copy_(dev)
-                torch.cuda.synchronize()
+                _core.copy_bytes(dst, src, nbytes, 0)
                 ts.append(time.perf_counter() - t0)
             out[f"{kind}_{direction}_gbps"] = nbytes / float(np.median(ts)) / 1e9
     return out
@@ -268,6 +272,8 @@ def _line(r):
     ratio = r["ref_ms"] / r["tcgemm_ms"] if r["tcgemm_ms"] else float("nan")
     v = f" {r['variant']}" if r.get("variant") else ""
     extra = f" bound {r['bound_ms']:.2f} ms" if "bound_ms" in r else ""
+    if "kernel_ms" in r:
+        extra += f" kernel alone {r['kernel_ms']:.4f} ms, eager {r['eager_ms']:.4f} ms"
     return (f"{r['path']}{v} {_shape(r)} {r['dtype']}: tcgemm {r['tcgemm_ms']:.4f} ms, {r['ref']} {r['ref_ms']:.4f} ms "
             f"({ratio:.2f}x){extra}")
 
@@ -284,15 +290,19 @@ def to_markdown(res) -> str:
              "`ratio` is the reference's time over tcgemm's (above 1: tcgemm is faster); each pair was timed in "
              "alternating rounds. `overhead` rows are host time per call (ms) in a loop of calls; `torch_*` and "
              "`graph` rows GPU time per call (CUDA events around a loop, inputs rotated past the L2); `numpy` rows "
-             "wall time of one NumPy-in, NumPy-out call, with `bound` the time its bytes take at the bandwidth above.",
-             "", "| path | variant | M x N x K | dtype | tcgemm ms | reference | ref ms | ratio | TFLOPS | bound ms |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "wall time of one NumPy-in, NumPy-out call, with `bound` the time its bytes take at the bandwidth above; "
+             "`graph` rows also give the kernel alone (`kernel ms`: raw pointers, CUDA events per launch) and the "
+             "eager call in the same loop.",
+             "", "| path | variant | M x N x K | dtype | tcgemm ms | reference | ref ms | ratio | TFLOPS | bound ms | "
+                 "kernel ms |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in res["rows"]:
         ratio = r["ref_ms"] / r["tcgemm_ms"] if r["tcgemm_ms"] else float("nan")
         tf = f"{r['tflops']:.0f}" if "tflops" in r else ""
         bd = f"{r['bound_ms']:.2f}" if "bound_ms" in r else ""
+        km = f"{r['kernel_ms']:.4f}" if "kernel_ms" in r else ""
         lines.append(f"| {r['path']} | {r.get('variant', '')} | {_shape(r)} | {r['dtype']} | {r['tcgemm_ms']:.4f} | "
-                     f"{r['ref']} | {r['ref_ms']:.4f} | {ratio:.2f} | {tf} | {bd} |")
+                     f"{r['ref']} | {r['ref_ms']:.4f} | {ratio:.2f} | {tf} | {bd} | {km} |")
     return "\n".join(lines) + "\n"
 
 
@@ -312,3 +322,37 @@ def main(args) -> int:
         with open(args.md, "w") as f:
             f.write(md)
     return 0
+
+
+def profile_call(M=64, N=64, K=64, calls=2000, top=18):
+    """Where the host time of a small torch call goes: per-call host µs of
+    tcgemm.matmul and torch.matmul (out= and new output), then cProfile's
+    top entries for tcgemm.matmul(x, w.T, out=o)."""
+    import cProfile
+    import pstats
+    torch = _torch()
+    x = torch.randn(M, K, device="cuda", dtype=torch.float16)
+    w = torch.randn(N, K, device="cuda", dtype=torch.float16)
+    o = torch.empty(M, N, device="cuda", dtype=torch.float16)
+    for name, fn in (("tcgemm out=", lambda: matmul(x, w.T, out=o)), ("torch out=", lambda: torch.matmul(x, w.T, out=o)),
+                     ("tcgemm new", lambda: matmul(x, w.T)), ("torch new", lambda: torch.matmul(x, w.T))):
+        best = []
+        for _ in range(5):
+            fn()
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            for _ in range(calls // 5):
+                fn()
+            best.append((time.perf_counter() - t0) / (calls // 5) * 1e6)
+            torch.cuda.synchronize()
+        print(f"{name}: {min(best):.1f} us/call (median {float(np.median(best)):.1f})")
+    y = matmul(x, w.T)
+    print("max |tcgemm - torch|:", float((y.float() - torch.matmul(x, w.T).float()).abs().max()))
+    pr = cProfile.Profile()
+    pr.enable()
+    for _ in range(calls):
+        matmul(x, w.T, out=o)
+    pr.disable()
+    torch.cuda.synchronize()
+    pstats.Stats(pr).sort_stats("tottime").print_stats(top)
+    print(f"one tensor-map encode: {_core.time_tensor_map_encode(2000):.0f} ns")

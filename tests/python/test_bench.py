@@ -109,7 +109,7 @@ def test_user_path_table_from_rows():
                          ref="cupy round trip", ref_ms=25.0, bound_ms=4.8)]}
     md = bench_user.to_markdown(res)
     assert "| overhead | out | 64x64x64 | fp16 | 0.0200 | torch.matmul | 0.0100 | 0.50 |" in md
-    assert "| numpy | pageable | 4096x4096x4096 | fp16 | 5.0000 | cupy round trip | 25.0000 | 5.00 |  | 4.80 |" in md
+    assert "| numpy | pageable | 4096x4096x4096 | fp16 | 5.0000 | cupy round trip | 25.0000 | 5.00 |  | 4.80 |  |" in md
     assert "pageable_h2d 22.0" in md
 
 

@@ -81,7 +81,7 @@ def test_torch_layouts_that_need_staging():
     ref = _ref(xs, bs[:256])
     got = tcgemm.matmul(xs, bs[:256])
     assert got.is_contiguous() and rel_err(_np(got), ref) < 2e-3
-    o2 = torch.full((600, 200), float("nan"), dtype=torch.float16, device="cuda")[::2, :100]  # strided out
+    o2 = torch.full((598, 200), float("nan"), dtype=torch.float16, device="cuda")[::2, :100]  # strided out
     tcgemm.matmul(xs, bs[:256], out=o2)
     assert rel_err(_np(o2), ref) < 2e-3
 
@@ -283,13 +283,17 @@ def test_numpy_pipeline_pinned_and_small_ring():
 
 
 def test_numpy_results_are_finished_and_memory_is_reused():
+    """The pool's blocks are reused call after call (this process's pool: other
+    processes on the GPU do not disturb the count), and none stays in use."""
     rng = np.random.default_rng()
     a = rng.uniform(-1, 1, (1024, 2048)).astype(f16)
     b = rng.uniform(-1, 1, (2048, 512)).astype(f16)
     tcgemm.matmul(a, b)
-    free0 = tcgemm.device_info()["mem_free"]
+    first = _core.pool_stats()
     for _ in range(20):
         y = tcgemm.matmul(a, b)
-    assert abs(tcgemm.device_info()["mem_free"] - free0) < 4 << 20  # the pool's blocks are reused
+        assert _core.pool_stats()["used"] <= first["used"]  # every call gave its blocks back
+    assert _core.pool_stats()["reserved"] == first["reserved"]
     assert rel_err(y, a.astype(np.float64) @ b.astype(np.float64)) < 2e-3
     tcgemm.release_memory()
+    assert _core.pool_stats()["reserved"] <= first["reserved"]

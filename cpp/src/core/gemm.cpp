@@ -101,6 +101,8 @@ Status plan_gemm(const GemmArgs& shape, const std::string& kernel, const Plan** 
   // The shape must be valid on its own; the pointers are not looked at.
   if (shape.M < 1 || shape.N < 1 || shape.K < 1 || shape.batch < 1)
     return Status::Error(StatusCode::invalid_argument, "plan: M, N, K and batch must be >= 1");
+  if (!kernel.empty() && kernel != "auto" && !find_kernel(kernel))  // a bad name is a bad name, GPU or not
+    return Status::Error(StatusCode::invalid_argument, "unknown kernel '" + kernel + "' (see tcgemm.kernels())");
   int dev = -1;
   if (device_count() == 0)
     return Status::Error(StatusCode::no_device, "no CUDA device was found (no GPU, or no NVIDIA driver)");

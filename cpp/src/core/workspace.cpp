@@ -56,4 +56,14 @@ Status workspace_trim() {
   return Status::Ok();
 }
 
+Status workspace_stats(size_t* reserved, size_t* used) {
+  cudaMemPool_t pool = nullptr;
+  TCGEMM_TRY(pool_for_current_device(&pool));
+  uint64_t r = 0, u = 0;
+  TCGEMM_CUDA_TRY(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &r));
+  TCGEMM_CUDA_TRY(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &u));
+  *reserved = r, *used = u;
+  return Status::Ok();
+}
+
 }  // namespace tcgemm

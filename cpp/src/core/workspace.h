@@ -21,5 +21,7 @@ Status workspace_free(void* ptr, cudaStream_t stream);
 // Hands the memory the pools hold but nobody uses back to the driver
 // (cudaMemPoolTrimTo), on every device a pool was made for.
 Status workspace_trim();
+// Bytes the current device's pool holds from the driver, and of those in use.
+Status workspace_stats(size_t* reserved, size_t* used);
 
 }  // namespace tcgemm
