@@ -192,7 +192,7 @@ def _batched(a, b, ep, out, c_host, bias_host, bias_type, kernel, accumulate, sp
             bb.upload(words, sh)
             bias_ptr = bb.ptr
         h, _name, ws = plan(_core.get_device(), M, N, K, dt, tn, accumulate, ep.plain, batch, split_k, kernel)
-        _core.run(h, da.ptr, db.ptr, dd.ptr, da.pitch, db.pitch, dd.pitch, sh, 0, 0, grid_swizzle, ep.alpha, ep.beta,
+        _core.run_full(h, da.ptr, db.ptr, dd.ptr, da.pitch, db.pitch, dd.pitch, sh, 0, 0, grid_swizzle, ep.alpha, ep.beta,
                   src, ld_src, stride_src, bias_ptr, bias_type, ep.act, batch, sa, sb, M * dd.pitch)
         res = np.empty((batch * M, N), dt)
         dd.download(res, sh)

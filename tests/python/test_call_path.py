@@ -238,7 +238,20 @@ def test_repeated_calls_hit_the_plan_cache():
         tcgemm.matmul(x, w)
     assert len(_call._PLANS) == n
     with pytest.raises(ValueError, match="not a plan handle"):
-        _core.run(12345, 0, 0, 0, 8, 8, 8, 0, 0, 0, True, 1.0, 0.0, 0, 0, 0, 0, 2, 0, 1, 0, 0, 0)
+        _core.run(12345, 0, 0, 0, 8, 8, 8, 0, 0, 0, True)
+    with pytest.raises(ValueError, match="not a plan handle"):
+        _core.run_full(12345, 0, 0, 0, 8, 8, 8, 0, 0, 0, True, 1.0, 0.0, 0, 0, 0, 0, 2, 0, 1, 0, 0, 0)
+
+
+def test_torch_custom_op_under_torch_compile_fullgraph():
+    import tcgemm.torch as tt
+    x, w = _t((200, 256)), _t((300, 256))
+    f = torch.compile(lambda x, w: torch.relu(tt.matmul(x, w.t())), fullgraph=True)
+    y = f(x, w)
+    assert y.shape == (200, 300) and y.is_contiguous()
+    assert rel_err(_np(y), np.maximum(_ref(x, w.t()), 0)) < 2e-3
+    y2 = tt.matmul(x, w.t())  # eager custom op, N = 300 padded and made dense
+    assert torch.equal(torch.relu(y2), y)
 
 
 # ---- NumPy through the pipeline ----------------------------------------------------------------
