@@ -15,6 +15,8 @@
 #   user=ARGS        python -m tcgemm bench --user-path ARGS
 #   py=CODE          python3 -c CODE (a quick probe)
 #   memcheck=CODE    python3 -c CODE under compute-sanitizer's memcheck (host-side paths: the NumPy pipeline)
+#   ncu=REGEX SPEC.. ncu (clocks left alone) of the kernels matching REGEX, launched by
+#                    bench/launch_once.py SPEC... (see its docstring); NCU_ARGS adds sections/metrics
 #   timeout=SECONDS  the limit for the steps after it (default 240)
 #
 # Example: bash bench/device.sh build=90a "pytest=-n 8 tests/python/test_call_path.py" \
@@ -80,6 +82,14 @@ for step in "$@"; do
       timeout $limit python3 -c "$arg" > "$log" 2>&1
       say "$(el) py: rc=$?"
       tail -30 "$log" ;;
+    ncu)
+      read -r regex specs <<< "$arg"
+      # shellcheck disable=SC2086
+      timeout $limit ncu --clock-control none -k "regex:$regex" \
+        ${NCU_ARGS:---section SpeedOfLight --section MemoryWorkloadAnalysis} python3 bench/launch_once.py $specs \
+        > "$log" 2>&1
+      say "$(el) ncu $arg: rc=$?"
+      grep -E "^  [a-z_]+.*\(|Duration|Throughput|Hit Rate|sectors|requests" "$log" | head -60 ;;
     memcheck)
       timeout $limit compute-sanitizer --tool memcheck --error-exitcode 99 python3 -c "$arg" > "$log" 2>&1
       say "$(el) memcheck (python): rc=$?: $(grep -E 'ERROR SUMMARY' "$log" | tail -1)"

@@ -306,8 +306,59 @@ def to_markdown(res) -> str:
     return "\n".join(lines) + "\n"
 
 
+def plot(res, out_dir) -> list:
+    """One figure: each row's ratio to its reference (above 1: tcgemm faster),
+    grouped by path; NumPy rows also against their bandwidth bound."""
+    import os
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    rows = res["rows"]
+    groups = [("overhead", "host time per call vs torch.matmul"), ("torch_new", "new output vs torch.matmul"),
+              ("torch_out", "out= vs torch.matmul"), ("graph", "CUDA-graph replay vs torch's"),
+              ("numpy", "NumPy round trip vs cupy/torch")]
+    fig, axes = plt.subplots(len(groups), 1, figsize=(11, 2.6 * len(groups)))
+    for ax, (path, title) in zip(axes, groups):
+        rs = [r for r in rows if r["path"] == path]
+        labels = [f"{r['M']}x{r['N']}x{r['K']} {r['dtype']} {r.get('variant', '')} {r['ref'].split()[0]}".strip()
+                  for r in rs]
+        ratios = [r["ref_ms"] / r["tcgemm_ms"] for r in rs]
+        ax.bar(range(len(rs)), ratios, color=["tab:green" if x >= 0.95 else "tab:orange" for x in ratios])
+        if path == "numpy":
+            ax.plot(range(len(rs)), [r["bound_ms"] / r["tcgemm_ms"] for r in rs], "k_", markersize=18,
+                    label="bound / tcgemm (above 1: faster than the bytes at the measured bandwidth)")
+            ax.legend(fontsize=7, loc="upper left")
+        ax.axhline(1.0, color="k", lw=0.8)
+        target = {"overhead": (1 / 1.5, "target: at most 1.5x torch's host time"),
+                  "numpy": (2.0, "target: 2x faster than cupy's round trip")}.get(path)
+        if target:
+            ax.axhline(target[0], color="tab:red", lw=0.8, ls="--", label=target[1])
+            ax.legend(fontsize=7, loc="upper right")
+        ax.set_title(title, fontsize=9)
+        ax.set_xticks(range(len(rs)))
+        ax.set_xticklabels(labels, rotation=60, ha="right", fontsize=6)
+        ax.set_ylabel("ratio", fontsize=8)
+    fig.suptitle(f"tcgemm.matmul as users call it, {res['environment'].get('gpu')} "
+                 f"({res['environment'].get('date')}); ratio = reference time / tcgemm time", fontsize=10)
+    fig.tight_layout()
+    os.makedirs(out_dir, exist_ok=True)
+    path = os.path.join(out_dir, "user_path.png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return [path]
+
+
 def main(args) -> int:
     import json
+    if args.replot:
+        with open(args.replot) as f:
+            res = json.load(f)
+        if args.md:
+            with open(args.md, "w") as f:
+                f.write(to_markdown(res))
+        for path in plot(res, args.plot) if args.plot else []:
+            print("wrote", path)
+        return 0
     if _core.device_count() == 0:
         print("tcgemm bench --user-path: no CUDA device was found; nothing to time.")
         return 1
@@ -321,6 +372,9 @@ def main(args) -> int:
     if args.md:
         with open(args.md, "w") as f:
             f.write(md)
+    if args.plot:
+        for path in plot(res, args.plot):
+            print("wrote", path)
     return 0
 
 

@@ -1,8 +1,8 @@
 """PyTorch-facing wrapper: ``tcgemm.torch.matmul`` as a registered custom op.
 
     import torch, tcgemm.torch
-    y = tcgemm.torch.matmul(x, w.t())          # runs a tcgemm kernel on x's stream
-    y = torch.ops.tcgemm.matmul(x, w.t(), "sm89.mma_bk32.s4")
+    y = tcgemm.torch.matmul(x, w.t())          # runs a tcgemm kernel on the current stream
+    y = torch.ops.tcgemm.matmul(x, w.t(), "sm89.mma_bk32.s4")   # (a, b, kernel_name)
 
 Being a ``torch.library`` custom op (with a fake implementation for shape
 propagation), it can sit inside a model, under ``torch.compile`` and in
@@ -20,17 +20,21 @@ from . import _api
 __all__ = ["matmul"]
 
 
+# The kernel's argument is `kernel_name`, not `kernel`: inductor lowers a
+# custom op through FallbackKernel.create(kernel, *args, **kwargs), and an op
+# argument named `kernel` collides with that (seen with torch 2.11 under
+# torch.compile(fullgraph=True): "got multiple values for argument 'kernel'").
 @torch.library.custom_op("tcgemm::matmul", mutates_args=())
-def _matmul(a: torch.Tensor, b: torch.Tensor, kernel: str = "auto") -> torch.Tensor:
+def _matmul(a: torch.Tensor, b: torch.Tensor, kernel_name: str = "auto") -> torch.Tensor:
     if a.dim() != 2 or b.dim() != 2:
         raise ValueError("tcgemm.torch.matmul: a and b must be 2-D")
     if not (a.is_cuda and b.is_cuda):
         raise ValueError("tcgemm.torch.matmul: a and b must be CUDA tensors")
-    return _api.matmul(a, b, kernel=kernel)  # a new, contiguous tensor from torch's allocator
+    return _api.matmul(a, b, kernel=kernel_name)  # a new, contiguous tensor from torch's allocator
 
 
 @_matmul.register_fake
-def _(a, b, kernel="auto"):
+def _(a, b, kernel_name="auto"):
     return a.new_empty((a.shape[0], b.shape[1]))
 
 

@@ -4,6 +4,7 @@ the compiled code itself (tests/sass/check_sass.py against the committed
 tests/sass/sm100_sass_counts.json). Runs when cuobjdump is available and the
 built library holds sm_100a code; skips with the reason otherwise. The library
 is $TCGEMM_LIB, else build/libtcgemm.a (where `pip install .` builds it)."""
+import functools
 import json
 import os
 import sys
@@ -28,9 +29,15 @@ def _library():
     return lib, tool
 
 
+@functools.lru_cache(maxsize=None)
+def _counts(lib, tool):
+    """One disassembly for all the tests of this file."""
+    return check_sass.count(check_sass.dump_sass(lib, tool))
+
+
 def test_sm100_kernels_contain_tcgen05_tmem_and_tma_instructions():
     lib, tool = _library()
-    got = check_sass.count(check_sass.dump_sass(lib, tool))
+    got = _counts(lib, tool)
     assert got, "no sm_100a kernels found in the library"
     for name, c in got.items():
         assert c["mma"] > 0, f"{name}: no tcgen05.mma (UTC*MMA)"
@@ -43,7 +50,7 @@ def test_sm100_v8_epilogue_is_a_tma_store():
     (cp.async.bulk.tensor shared -> global). Only v8: the other steps store C
     from registers."""
     lib, tool = _library()
-    got = check_sass.count(check_sass.dump_sass(lib, tool))
+    got = _counts(lib, tool)
     v8 = {k: c for k, c in got.items() if k.startswith("sm100.v8.")}
     assert set(v8) == {"sm100.v8.NN", "sm100.v8.TN"}, sorted(got)
     for name, c in v8.items():
@@ -53,7 +60,7 @@ def test_sm100_v8_epilogue_is_a_tma_store():
 def test_sm100_counts_match_committed_file():
     lib, tool = _library()
     want = json.loads(check_sass.COUNTS.read_text())["kernels"]
-    got = check_sass.count(check_sass.dump_sass(lib, tool))
+    got = _counts(lib, tool)
     assert check_sass.compare(got, want) == []
 
 
