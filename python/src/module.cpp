@@ -155,7 +155,8 @@ py::tuple buffer_from_dlpack(py::object capsule, uintptr_t stream) {
   }
   // Padded copy in our own layout; the source is handed back right after.
   auto b = std::make_unique<DeviceBuffer>();
-  Status s = DeviceBuffer::allocate(srows, scols, dt, b.get());
+  // Allocated, padded and filled on the caller's stream, in that order.
+  Status s = DeviceBuffer::allocate(srows, scols, dt, b.get(), as_stream(stream), DeviceBuffer::Fill::padding);
   if (s.ok()) s = b->copy_from_device(data, pitch * 2, as_stream(stream));
   if (s.ok()) s = cuda_status(cudaStreamSynchronize(as_stream(stream)), "copy of a DLPack tensor");
   release();

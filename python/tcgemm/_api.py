@@ -16,7 +16,7 @@ from ._call import ACCUM, adapter_of, device_matmul
 from ._device_array import DeviceArray, _on_device, _stream_handle, from_dlpack, to_device
 from ._epilogue import Epilogue
 from ._host import empty_pinned, host_array, numpy_matmul, release_memory, set_staging_limit
-from ._operands import DTYPES, bfloat16, float16
+from ._operands import DTYPES, bfloat16, float16  # noqa: F401 (re-exported by the package)
 
 __all__ = ["matmul", "DeviceArray", "to_device", "from_dlpack", "kernels", "build_info", "device_info",
            "empty_pinned", "release_memory", "set_staging_limit"]
@@ -95,13 +95,14 @@ def matmul(a, b, *, c=None, alpha: float = 1.0, beta: float = 0.0, bias=None, ac
     multiples; the result is a dense copy). NumPy calls return a finished
     array (see :func:`empty_pinned` for the fastest host path).
     """
+    key = (kernel, accumulate, split_k, split_k.__class__)  # the class: True == 1, but True is refused
     try:
-        known = (kernel, accumulate, split_k) in _CHECKED
+        known = key in _CHECKED
     except TypeError:  # unhashable arguments: let the checks name them
         known = False
     if not known:
         _check_options(kernel, accumulate, split_k)
-        _CHECKED.add((kernel, accumulate, split_k))
+        _CHECKED.add(key)
     if c is None and bias is None and activation is None and alpha.__class__ is float and alpha == 1.0 and \
             beta.__class__ is float and beta == 0.0:
         ep = _PLAIN  # the defaults: nothing to check
@@ -145,6 +146,17 @@ def matmul(a, b, *, c=None, alpha: float = 1.0, beta: float = 0.0, bias=None, ac
             raise TypeError(f"tcgemm: device must be an int index, got {device!r}")
         if int(device) != dev:
             raise ValueError(f"tcgemm: the operands live on device {dev}, but device={device} was asked for")
+    if _several_devices() and _core.get_device() != dev:
+        # Allocations (cupy's, DeviceArrays', staging) and the framework's
+        # current stream are per device: make the operands' device current.
+        with _on_device(dev):
+            return _device_call(fw, ad_a, ad_b, ad_out, a, b, ep, out, kernel, accumulate, sk, grid_swizzle,
+                                stream, dev, like)
+    return _device_call(fw, ad_a, ad_b, ad_out, a, b, ep, out, kernel, accumulate, sk, grid_swizzle, stream, dev,
+                        like)
+
+
+def _device_call(fw, ad_a, ad_b, ad_out, a, b, ep, out, kernel, accumulate, sk, grid_swizzle, stream, dev, like):
     if stream is None:
         return device_matmul(fw, ad_a, ad_b, ad_out, a, b, ep, out, kernel, accumulate, sk, grid_swizzle,
                              fw.stream(dev), dev, like)
@@ -152,6 +164,16 @@ def matmul(a, b, *, c=None, alpha: float = 1.0, beta: float = 0.0, bias=None, ac
     with fw_stream(fw, sh, dev):
         return device_matmul(fw, ad_a, ad_b, ad_out, a, b, ep, out, kernel, accumulate, sk, grid_swizzle, sh, dev,
                              like)
+
+
+_DEVICE_COUNT = None
+
+
+def _several_devices() -> bool:
+    global _DEVICE_COUNT
+    if _DEVICE_COUNT is None:
+        _DEVICE_COUNT = _core.device_count()
+    return _DEVICE_COUNT > 1
 
 
 def _into_host_out(a, b, c, alpha, beta, bias, activation, out, kernel, accumulate, split_k, grid_swizzle, stream,

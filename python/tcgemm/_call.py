@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _core
-from ._operands import BIAS_TYPES, DTYPES, Operand, bfloat16
+from ._operands import BIAS_TYPES, DTYPES, bfloat16
 
 _LAYOUT = (_core.Layout.NN, _core.Layout.TN)
 ACCUM = {"f32": _core.Accum.f32, "f16": _core.Accum.f16}
@@ -112,10 +112,8 @@ def device_matmul(fw, ada, adb, ad_out, a, b, ep, out, kernel, accumulate, split
             a, ada = fw.from_host(a, sh, dev, like), fw
         if adb is None:
             b, adb = fw.from_host(b, sh, dev, like), fw
-    if ada is not fw and ada.device_of(a) != dev:
-        raise ValueError(f"tcgemm: a lives on device {ada.device_of(a)}, but the call runs on device {dev}")
-    if adb is not fw and adb.device_of(b) != dev:
-        raise ValueError(f"tcgemm: b lives on device {adb.device_of(b)}, but the call runs on device {dev}")
+    _same_device(ada, a, "a", dev)
+    _same_device(adb, b, "b", dev)
     A = ada.operand(a, "a")
     if A is None or A.transposed:  # the kernels read A row-major
         A = ada.stage(a, "a", sh)
@@ -158,8 +156,8 @@ def device_matmul(fw, ada, adb, ad_out, a, b, ep, out, kernel, accumulate, split
                 raise ValueError("tcgemm: out must be a row-major DeviceArray, not a transposed view")
             # c is out: read from the staged copy, written in place there
             D, staged_out = (ad_out.stage(out, "out", sh) if ep.c is out else None), True
-        elif ad_out is not fw or ad_out.device_of(out) != dev:
-            raise ValueError(f"tcgemm: out lives on device {ad_out.device_of(out)}, but the call runs on device {dev}")
+        else:
+            _same_device(ad_out, out, "out", dev)
     if M == 0 or N == 0 or K == 0 or batch == 0:
         return _empty_product(fw, ep, out, (batch, M, N) if batched else (M, N), dt, sh, dev, like, batched)
     if D is None:
@@ -184,6 +182,7 @@ def device_matmul(fw, ada, adb, ad_out, a, b, ep, out, kernel, accumulate, split
                         raise TypeError(f"tcgemm: c must be an array of a kind tcgemm takes, got {type(c).__name__}")
                     capture_guard(sh, "a NumPy c (uploaded first)")
                     c, adc = fw.from_host(c, sh, dev, like), fw
+                _same_device(adc, c, "c", dev)
                 C = adc.operand(c, "c")
                 if C is None or C.transposed:
                     C = adc.stage(c, "c", sh)
@@ -203,30 +202,41 @@ def device_matmul(fw, ada, adb, ad_out, a, b, ep, out, kernel, accumulate, split
     return fw.result(D, batch, M, N)
 
 
+def _same_device(ad, x, what, dev):
+    """Every device operand on the call's device (a CPU torch tensor raises in device_of)."""
+    d = ad.device_of(x)
+    if d != dev:
+        raise ValueError(f"tcgemm: {what} lives on device {d}, but the call runs on device {dev}")
+
+
 def _bias(fw, ep, N, sh, dev, like):
     bias = ep.bias
     if isinstance(bias, np.ndarray) or isinstance(bias, (list, tuple)):
         host = ep.check_bias_host(N)
         capture_guard(sh, "a NumPy bias (uploaded per call)")
-        raw = host.view(np.uint16) if host.dtype == bfloat16 else host
-        dev_bias = fw.from_host(raw, sh, dev, like) if fw.kind != "DeviceArray" else None
-        if dev_bias is None:  # DeviceArray path: the bytes as a (1, n) float16 DeviceArray
+        if fw.kind == "DeviceArray":  # the bytes as a (1, n) float16 DeviceArray
             from ._device_array import to_device
-            words = host.view(np.float16).reshape(1, -1)
-            dev_bias = to_device(words, sh)
+            dev_bias = to_device(host.view(np.float16).reshape(1, -1), sh)
             return dev_bias.ptr, BIAS_TYPES[host.dtype], dev_bias
+        dev_bias = fw.from_host(host, sh, dev, like)
         ptr = dev_bias.data_ptr() if hasattr(dev_bias, "data_ptr") else dev_bias.data.ptr
         return ptr, BIAS_TYPES[host.dtype], dev_bias
-    adv = adapter_of(bias)
-    if adv is None:
-        raise TypeError(f"tcgemm: bias must be a NumPy array, a DeviceArray or a torch/cupy CUDA tensor, "
-                        f"got {type(bias).__name__}")
+    adv = device_bias_adapter(bias)
+    _same_device(adv, bias, "bias", dev)
     ptr, dt, n, keep = adv.vector(bias, "bias")
     if dt not in BIAS_TYPES:
         raise TypeError(f"tcgemm: bias has dtype {dt}; it takes float16, bfloat16 or float32")
     if n != N:
         raise ValueError(f"tcgemm: bias must have shape ({N},) (one value per output column), got ({n},)")
     return ptr, BIAS_TYPES[dt], keep
+
+
+def device_bias_adapter(bias):
+    adv = adapter_of(bias)
+    if adv is None:
+        raise TypeError(f"tcgemm: bias must be a NumPy array, a DeviceArray or a torch/cupy CUDA tensor, "
+                        f"got {type(bias).__name__}")
+    return adv
 
 
 def _check_out(out, shape, dtype):
@@ -250,7 +260,16 @@ def _empty_product(fw, ep, out, shape, dt, sh, dev, like, batched):
         c_host = _to_numpy(ep.c, dt)
     bias_host = None
     if ep.bias is not None:
-        bias_host = _to_numpy(ep.bias, None) if not isinstance(ep.bias, np.ndarray) else ep.check_bias_host(shape[-1])
+        if isinstance(ep.bias, (np.ndarray, list, tuple)):
+            bias_host = ep.check_bias_host(shape[-1])
+        else:
+            adv = device_bias_adapter(ep.bias)
+            _same_device(adv, ep.bias, "bias", dev)
+            _ptr, _dt, n, _keep = adv.vector(ep.bias, "bias")
+            if n != shape[-1]:
+                raise ValueError(f"tcgemm: bias must have shape ({shape[-1]},) (one value per output column), "
+                                 f"got ({n},)")
+            bias_host = _to_numpy(ep.bias, None)
     res = ep.on_host(np.zeros(shape, np.float32), c_host, bias_host).astype(dt)
     if out is not None:
         if res.size:
@@ -281,11 +300,8 @@ def _to_numpy(x, dt):
 
 def _write_host_into(fw, out, res, sh, dev, like):
     from ._device_array import DeviceArray
-    if isinstance(out, DeviceArray):
-        if out.is_transposed:
-            out.T._live().upload(np.ascontiguousarray(res.T), sh)
-        else:
-            out._live().upload(res, sh)
+    if isinstance(out, DeviceArray):  # row-major (device_matmul refused a transposed view)
+        out._live().upload(res, sh)
         return
     dev_res = fw.from_host(res, sh, dev, like)
     if hasattr(out, "copy_"):

@@ -242,10 +242,6 @@ class DeviceArrays:
     capturable_outputs = False  # a new DeviceArray cannot be made inside a CUDA graph capture
 
     @staticmethod
-    def accepts(x) -> bool:
-        return isinstance(x, DeviceArray)
-
-    @staticmethod
     def device_of(x) -> int:
         return x._live().device
 
@@ -254,7 +250,7 @@ class DeviceArrays:
         return 0
 
     @staticmethod
-    def operand(x, what, prefer_transposed=False):
+    def operand(x, what):
         buf = x._live()
         if x._transposed:
             return Operand(buf.ptr, buf.cols, buf.rows, buf.pitch, True, x.dtype, x)
@@ -292,7 +288,7 @@ class DeviceArrays:
 
     @staticmethod
     def vector(x, what):
-        """A (1, N) or (N, 1) DeviceArray as a bias vector: -> (ptr, dtype, length, keep)."""
+        """A (1, N) DeviceArray (one stored row) as a bias vector: -> (ptr, dtype, length, keep)."""
         buf = x._live()
         if buf.rows != 1:
             raise ValueError(f"tcgemm: a DeviceArray {what} must have one stored row (shape (1, N)), got {x.shape}")

@@ -23,8 +23,10 @@ class Epilogue:
     def __init__(self, alpha, beta, c, bias, activation):
         if not (activation is None or isinstance(activation, str)) or activation not in ACTIVATIONS:
             raise ValueError(f"tcgemm: activation must be None, 'relu', 'gelu' or 'silu', got {activation!r}")
-        self.alpha = alpha if type(alpha) is float else real(alpha, "alpha")
-        self.beta = beta if type(beta) is float else real(beta, "beta")
+        # As the kernels see them (float32): `plain` must agree with the C++
+        # side's Epilogue::plain(), or run_plan would refuse its own plan.
+        self.alpha = float(np.float32(real(alpha, "alpha")))
+        self.beta = float(np.float32(real(beta, "beta")))
         if self.beta != 0 and c is None:
             raise ValueError("tcgemm: beta != 0 needs c (the matrix it scales)")
         self.activation, self.act = activation, ACTIVATIONS[activation]

@@ -11,10 +11,6 @@ kind = "cupy"
 capturable_outputs = True
 
 
-def accepts(x) -> bool:
-    return isinstance(x, cupy.ndarray)
-
-
 def device_of(x) -> int:
     return x.device.id
 
@@ -23,12 +19,12 @@ def stream(device) -> int:
     return cupy.cuda.get_current_stream().ptr
 
 
-def operand(x, what, prefer_transposed=False):
+def operand(x, what):
     dt = check_dtype(x.dtype, what)
     nd = x.ndim
     check_ndim(nd, x.shape, what, True)
     ptr = x.data.ptr
-    v = classify(ptr, x.shape, tuple(s // 2 for s in x.strides), prefer_transposed)
+    v = classify(ptr, x.shape, tuple(s // 2 for s in x.strides))
     if v is None:
         return None
     t, ld, sb = v
@@ -43,8 +39,17 @@ def stage(x, what, stream_):
     dt = check_dtype(x.dtype, what)
     *lead, r, c = x.shape
     p = pitch_for(c)
-    st = cupy.empty((*lead, r, p), dtype=x.dtype)
-    st[..., :c] = x
+    # On the call's stream: the kernel is ordered after the copy, and cupy's
+    # pool reuses the buffer only on that stream (after the kernel).
+    ctx = cupy.cuda.ExternalStream(stream_) if stream_ != stream(None) else None
+    if ctx is not None:
+        ctx.__enter__()
+    try:
+        st = cupy.empty((*lead, r, p), dtype=x.dtype)
+        st[..., :c] = x
+    finally:
+        if ctx is not None:
+            ctx.__exit__(None, None, None)
     return Operand(st.data.ptr, r, c, p, False, dt, st, lead[0] if lead else 1, r * p if lead else 0)
 
 

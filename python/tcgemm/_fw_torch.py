@@ -22,10 +22,6 @@ kind = "torch"
 capturable_outputs = True
 
 
-def accepts(x) -> bool:
-    return isinstance(x, torch.Tensor)
-
-
 def device_of(x) -> int:
     d = x.get_device()
     if d < 0:
@@ -46,14 +42,14 @@ def _dtype(x, what):
     return dt
 
 
-def operand(x, what, prefer_transposed=False):
+def operand(x, what):
     """-> Operand, or None when the layout needs a staging copy."""
     dt = _DT.get(x.dtype)
     if dt is None:
         _dtype(x, what)  # raises, naming the dtype
     shape = x.shape
     nd = len(shape)
-    if nd == 2 and not prefer_transposed:
+    if nd == 2:
         # The common cases first, without the general rules (classify): a
         # row-major matrix, or the transpose of one (w.t()), aligned.
         r, c = shape
@@ -66,7 +62,7 @@ def operand(x, what, prefer_transposed=False):
                 return Operand(ptr, r, c, s1, True, dt, x)
     check_ndim(nd, shape, what, True)
     ptr = x.data_ptr()
-    v = classify(ptr, shape, x.stride(), prefer_transposed)
+    v = classify(ptr, shape, x.stride())
     if v is None:
         return None
     t, ld, sb = v
@@ -78,13 +74,33 @@ def operand(x, what, prefer_transposed=False):
 
 
 def stage(x, what, stream_):
-    """A row-major copy of `x` with a kernel pitch, on the current stream."""
+    """A row-major copy of `x` with a kernel pitch, made on the call's stream
+    (so the kernel is ordered after it, and torch reuses the buffer only
+    after the kernel: its caching allocator is per stream)."""
     dt = _dtype(x, what)
     *lead, r, c = x.shape
     p = pitch_for(c)
-    st = x.new_empty((*lead, r, p))
-    st[..., :c].copy_(x)
+    with _on_stream(stream_, x.get_device()):
+        st = x.new_empty((*lead, r, p))
+        st[..., :c].copy_(x)
     return Operand(st.data_ptr(), r, c, p, False, dt, st, lead[0] if lead else 1, r * p if lead else 0)
+
+
+class _on_stream:
+    """torch's current stream made `sh` for a block, when it is not already."""
+
+    def __init__(self, sh, device):
+        self.ctx = None
+        if sh != stream(device):
+            self.ctx = torch.cuda.stream(torch.cuda.ExternalStream(sh, device=device))
+
+    def __enter__(self):
+        if self.ctx is not None:
+            self.ctx.__enter__()
+
+    def __exit__(self, *exc):
+        if self.ctx is not None:
+            self.ctx.__exit__(*exc)
 
 
 def empty(batch, rows, cols, dtype, device, stream_, like):

@@ -15,11 +15,10 @@ import math
 import numpy as np
 
 from . import _core
-from ._call import ACCUM, capture_guard, plan
+from ._call import _LAYOUT, ACCUM, capture_guard, plan
 from ._epilogue import check_bias_host
 from ._operands import BIAS_TYPES, DTYPES, bfloat16, check_dtype, check_ndim
 
-_LAYOUT = (_core.Layout.NN, _core.Layout.TN)
 
 
 def empty_pinned(shape, dtype=np.float16) -> np.ndarray:

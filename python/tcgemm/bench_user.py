@@ -25,8 +25,7 @@ import time
 import numpy as np
 
 from . import _core
-from ._api import device_info, empty_pinned, matmul
-from ._operands import bfloat16, float16
+from ._api import empty_pinned, matmul
 
 SQUARES = [1024, 2048, 4096, 8192]
 DECODE = [(1, 4096, 4096), (16, 4096, 4096), (64, 8192, 8192), (256, 4096, 4096), (16, 14336, 4096),

@@ -38,7 +38,7 @@ struct Plan {
 
 // The plan for `shape` (its pointers are ignored) and `kernel`, from the
 // per-process cache or made and cached. The returned pointer stays valid for
-// the life of the process.
+// the life of the process (plans are never evicted).
 Status plan_gemm(const GemmArgs& shape, const std::string& kernel, const Plan** out);
 
 // Checks `args` (as gemm does) and that they match the plan's shape and

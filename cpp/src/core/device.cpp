@@ -75,7 +75,9 @@ void DeviceBuffer::free() {
   int cur = -1;
   const bool switch_device = cudaGetDevice(&cur) == cudaSuccess && cur != device_ && device_ >= 0;
   if (switch_device) cudaSetDevice(device_);
-  if (!workspace_free(ptr_, stream_).ok()) cudaGetLastError();  // a destructor cannot report it
+  // A destructor cannot report an error: if the ordered free fails (its stream
+  // is gone, say), free synchronously rather than leak.
+  if (!workspace_free(ptr_, stream_).ok() && cudaFree(ptr_) != cudaSuccess) cudaGetLastError();
   if (switch_device) cudaSetDevice(cur);
   ptr_ = nullptr;
 }

@@ -11,6 +11,8 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <condition_variable>
 #include <cstring>
 #include <functional>
@@ -155,16 +157,29 @@ struct Slot {
   int64_t dst_pitch = 0, width = 0, rows = 0;
 };
 
+std::atomic<size_t> g_staging_limit{256u << 20};
+
+// One ring per device: a slot's event belongs to the device it was made on.
 class Staging {
  public:
+  static constexpr int kDevices = 64;
+  // The current device's ring (made on first use; never destroyed).
   static Staging& get() {
-    static Staging s;
-    return s;
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kDevices) cudaGetLastError(), dev = 0;
+    return *rings()[dev];
   }
-  std::mutex& call_mutex() { return call_mu_; }  // one staged transfer (or host GEMM) at a time
+  static const std::array<Staging*, kDevices>& rings() {
+    static const std::array<Staging*, kDevices> all = [] {
+      std::array<Staging*, kDevices> a;
+      for (auto& r : a) r = new Staging;  // a few bytes each until used
+      return a;
+    }();
+    return all;
+  }
+  std::mutex& call_mutex() { return call_mu_; }  // one staged transfer (or host GEMM) per device at a time
 
-  size_t limit() const { return limit_; }
-  void set_limit(size_t b) { limit_ = std::max(b, 2 * kSlotBytes); }
+  size_t limit() const { return std::max(g_staging_limit.load(), 2 * kSlotBytes); }
   size_t held() const { return slots_.size() * kSlotBytes; }
 
   // The next slot to fill, made free first (callers hold call_mutex).
@@ -173,7 +188,7 @@ class Staging {
       *out = &slots_[cursor_++ % slots_.size()];
       return Status::Ok();
     }
-    if (held() + kSlotBytes <= limit_ || slots_.size() < 2) {
+    if (held() + kSlotBytes <= limit() || slots_.size() < 2) {
       Slot s;
       TCGEMM_TRY(pinned_alloc(kSlotBytes, &s.host));
       const cudaError_t e = cudaEventCreateWithFlags(&s.done, cudaEventDisableTiming);
@@ -242,59 +257,57 @@ class Staging {
   std::mutex call_mu_;
   std::vector<Slot> slots_;
   size_t cursor_ = 0;
-  size_t limit_ = 256u << 20;
 };
 
-// Rows per staged chunk (at least one row; a row wider than a slot goes by
-// the driver's own path, see the callers).
-int64_t rows_per_slot(int64_t width) { return std::max<int64_t>(1, static_cast<int64_t>(kSlotBytes) / width); }
+// A copy of rows x width bytes, slot by slot: fn(slot, first row, rows) for
+// chunks of at most one slot (at least one row). Pinned host memory, or a row
+// wider than a slot, goes in one cudaMemcpy2DAsync instead (`direct`).
+template <class Direct, class Chunk>
+Status by_slots(int64_t width, int64_t rows, bool host_pinned, Direct direct, Chunk fn) {
+  if (rows == 0 || width == 0) return Status::Ok();
+  if (host_pinned || width > static_cast<int64_t>(kSlotBytes)) return direct();
+  const int64_t step = std::max<int64_t>(1, static_cast<int64_t>(kSlotBytes) / width);
+  for (int64_t r = 0; r < rows; r += step) {
+    Slot* s = nullptr;
+    TCGEMM_TRY(Staging::get().acquire(&s));
+    TCGEMM_TRY(fn(s, r, std::min(step, rows - r)));
+  }
+  return Status::Ok();
+}
 
 // Uploads rows [0, rows) through the ring on `stream` (call_mutex held).
 Status staged_upload(void* dst, int64_t dst_pitch, const void* src, int64_t src_pitch, int64_t width, int64_t rows,
                      bool src_pinned, cudaStream_t stream) {
-  if (rows == 0 || width == 0) return Status::Ok();
-  if (src_pinned || width > static_cast<int64_t>(kSlotBytes)) {
-    TCGEMM_CUDA_TRY(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width, rows, cudaMemcpyHostToDevice, stream));
-    return Status::Ok();
-  }
-  Staging& ring = Staging::get();
-  const int64_t step = rows_per_slot(width);
-  for (int64_t r = 0; r < rows; r += step) {
-    const int64_t n = std::min(step, rows - r);
-    Slot* s = nullptr;
-    TCGEMM_TRY(ring.acquire(&s));
+  auto direct = [&] {
+    return cuda_status(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width, rows, cudaMemcpyHostToDevice, stream),
+                       "cudaMemcpy2DAsync(upload)");
+  };
+  return by_slots(width, rows, src_pinned, direct, [&](Slot* s, int64_t r, int64_t n) -> Status {
     CopyThreads::get().copy_rows(s->host, width, static_cast<const char*>(src) + r * src_pitch, src_pitch, width, n);
     TCGEMM_CUDA_TRY(cudaMemcpy2DAsync(static_cast<char*>(dst) + r * dst_pitch, dst_pitch, s->host, width, width, n,
                                       cudaMemcpyHostToDevice, stream));
     TCGEMM_CUDA_TRY(cudaEventRecord(s->done, stream));
     s->state = Slot::uploading;
-  }
-  return Status::Ok();
+    return Status::Ok();
+  });
 }
 
 // Enqueues the download of rows [0, rows) on `stream`; the rows reach `dst`
 // when their slots retire (poll / acquire / drain; call_mutex held).
 Status staged_download(void* dst, int64_t dst_pitch, const void* src, int64_t src_pitch, int64_t width, int64_t rows,
                        bool dst_pinned, cudaStream_t stream) {
-  if (rows == 0 || width == 0) return Status::Ok();
-  if (dst_pinned || width > static_cast<int64_t>(kSlotBytes)) {
-    TCGEMM_CUDA_TRY(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width, rows, cudaMemcpyDeviceToHost, stream));
-    return Status::Ok();
-  }
-  Staging& ring = Staging::get();
-  const int64_t step = rows_per_slot(width);
-  for (int64_t r = 0; r < rows; r += step) {
-    const int64_t n = std::min(step, rows - r);
-    Slot* s = nullptr;
-    TCGEMM_TRY(ring.acquire(&s));
+  auto direct = [&] {
+    return cuda_status(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width, rows, cudaMemcpyDeviceToHost, stream),
+                       "cudaMemcpy2DAsync(download)");
+  };
+  return by_slots(width, rows, dst_pinned, direct, [&](Slot* s, int64_t r, int64_t n) -> Status {
     TCGEMM_CUDA_TRY(cudaMemcpy2DAsync(s->host, width, static_cast<const char*>(src) + r * src_pitch, src_pitch, width,
                                       n, cudaMemcpyDeviceToHost, stream));
     TCGEMM_CUDA_TRY(cudaEventRecord(s->done, stream));
     s->state = Slot::downloading;
     s->dst = static_cast<char*>(dst) + r * dst_pitch, s->dst_pitch = dst_pitch, s->width = width, s->rows = n;
-    TCGEMM_TRY(ring.poll());
-  }
-  return Status::Ok();
+    return Staging::get().poll();
+  });
 }
 
 // Small copies: the driver's own path is quicker than waking the ring.
@@ -351,16 +364,26 @@ class Events {
 
 }  // namespace
 
-void set_staging_limit(size_t bytes) {
-  std::lock_guard<std::mutex> lock(Staging::get().call_mutex());
-  Staging::get().set_limit(bytes);
+void set_staging_limit(size_t bytes) { g_staging_limit = bytes; }  // rings shrink at their next release
+size_t staging_limit() { return std::max(g_staging_limit.load(), 2 * kSlotBytes); }
+
+size_t staging_held() {
+  size_t held = 0;
+  for (auto& r : Staging::rings()) {
+    std::lock_guard<std::mutex> lock(r->call_mutex());
+    held += r->held();
+  }
+  return held;
 }
-size_t staging_limit() { return Staging::get().limit(); }
-size_t staging_held() { return Staging::get().held(); }
 
 Status release_host_staging() {
-  std::lock_guard<std::mutex> lock(Staging::get().call_mutex());
-  return Staging::get().release();
+  Status first;
+  for (auto& r : Staging::rings()) {
+    std::lock_guard<std::mutex> lock(r->call_mutex());
+    const Status s = r->release();
+    if (first.ok()) first = s;
+  }
+  return first;
 }
 
 Status copy_to_device_2d(void* dst, int64_t dst_pitch, const void* src, int64_t src_pitch, int64_t width, int64_t rows,
