@@ -69,6 +69,26 @@ int main() {
   { Status s = gemm(good(), "no.such.kernel");
     CHECK(s.code == StatusCode::invalid_argument && s.message.find("unknown kernel") != std::string::npos); }
 
+  // The planner: a bad shape or name is refused before any device query; a
+  // good one needs a device (and says so without one).
+  {
+    const Plan* p = nullptr;
+    GemmArgs a = good();
+    a.K = 0;
+    CHECK(plan_gemm(a, "auto", &p).code == StatusCode::invalid_argument && p == nullptr);
+    Status s = plan_gemm(good(), "no.such.kernel", &p);
+    CHECK(s.code == StatusCode::invalid_argument && s.message.find("unknown kernel") != std::string::npos);
+    if (device_count() == 0) {
+      CHECK(plan_gemm(good(), "auto", &p).code == StatusCode::no_device);
+      CHECK(plan_gemm(good(), "sm90.ws_persistent", &p).code == StatusCode::no_device);
+    }
+    size_t bytes = 1;
+    CHECK(workspace_size(*find_kernel("sm89.mma.s3"), good(), &bytes).ok() && bytes == 0);  // no workspace
+    const KernelInfo* splitk = find_kernel("sm90.ws_splitk");
+    CHECK(splitk != nullptr);
+    if (splitk) CHECK((splitk->workspace != nullptr) == (splitk->launch != nullptr));  // built: it sizes its partials
+  }
+
   // `auto`'s measured policy on an H200 (132 SMs), by shape class.
   {
     auto first = [](int64_t M, int64_t N, int64_t K, int split_k = 0, int64_t batch = 1) {
