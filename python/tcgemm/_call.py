@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _core
-from ._operands import BIAS_TYPES, DTYPES, bfloat16
+from ._operands import BIAS_TYPES, DTYPES, bfloat16, dtype_name
 
 _LAYOUT = (_core.Layout.NN, _core.Layout.TN)
 ACCUM = {"f32": _core.Accum.f32, "f16": _core.Accum.f16}
@@ -243,13 +243,9 @@ def _check_out(out, shape, dtype):
     oshape = tuple(out.shape)
     if oshape != tuple(shape):
         raise ValueError(f"tcgemm: out has shape {oshape}, expected {tuple(shape)}")
-    odt = _dtype_name(out)
+    odt = dtype_name(out)
     if odt != dtype.name:
         raise TypeError(f"tcgemm: out has dtype {odt}, expected {dtype}")
-
-
-def _dtype_name(x) -> str:
-    return str(x.dtype).replace("torch.", "")
 
 
 def _empty_product(fw, ep, out, shape, dt, sh, dev, like, batched):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._operands import BIAS_TYPES
+from ._operands import BIAS_TYPES, dtype_name
 
 ACTIVATIONS = {None: 0, "none": 0, "relu": 1, "gelu": 2, "silu": 3}
 
@@ -42,8 +42,8 @@ class Epilogue:
         cshape = tuple(c.shape) if hasattr(c, "shape") else np.shape(c)
         if not (cshape == tuple(shape) or (batched and cshape == tuple(shape[-2:]))):
             raise ValueError(f"tcgemm: c has shape {cshape}, expected {tuple(shape)}")
-        cdt = _np_dtype(c)
-        if cdt != dtype:
+        cdt = dtype_name(c)
+        if cdt != dtype.name:
             raise TypeError(f"tcgemm: c has dtype {cdt}, expected {dtype} (the output's)")
 
     def check_bias_host(self, N):
@@ -73,20 +73,3 @@ def check_bias_host(bias, N):
     if b.shape != (N,):
         raise ValueError(f"tcgemm: bias must have shape ({N},) (one value per output column), got {b.shape}")
     return b
-
-
-def _np_dtype(x):
-    dt = getattr(x, "dtype", None)
-    if dt is None:
-        return np.asarray(x).dtype
-    try:
-        return np.dtype(dt)
-    except TypeError:  # a torch dtype
-        import torch
-        return {torch.float16: np.dtype(np.float16), torch.float32: np.dtype(np.float32)}.get(
-            dt, np.dtype("V2") if dt != torch.bfloat16 else _bf16())
-
-
-def _bf16():
-    from ._operands import bfloat16
-    return bfloat16

@@ -95,6 +95,15 @@ def classify(ptr: int, shape, strides, prefer_transposed: bool = False):
     return first() or second()
 
 
+def dtype_name(x) -> str:
+    """The element type of a NumPy/cupy array, torch tensor or DeviceArray, by
+    name ('float16', 'bfloat16', 'float32', ...): one spelling for every kind."""
+    dt = getattr(x, "dtype", None)
+    if dt is None:
+        return np.asarray(x).dtype.name
+    return str(dt).replace("torch.", "")
+
+
 def check_dtype(dt, what: str) -> np.dtype:
     dt = np.dtype(dt)
     if dt not in DTYPES:

@@ -645,6 +645,23 @@ def _parse_shapes(items):
     return shapes
 
 
+def write_results(res, args, to_markdown_fn, plot_fn, fresh=True) -> None:
+    """A run's table (printed when `fresh`, and to --md), its JSON (--json, when
+    `fresh`: a replot keeps the file it read) and its plots (--plot)."""
+    md = to_markdown_fn(res)
+    if fresh:
+        print(md)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(res, f, indent=1)
+    if args.md:
+        with open(args.md, "w") as f:
+            f.write(md)
+    if args.plot:
+        for path in plot_fn(res, args.plot):
+            print("wrote", path)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m tcgemm bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -681,13 +698,7 @@ def main(argv=None) -> int:
         return bench_user.main(args)
     if args.replot:
         with open(args.replot) as f:
-            res = json.load(f)
-        if args.md:
-            with open(args.md, "w") as f:
-                f.write(to_markdown(res))
-        if args.plot:
-            for path in plot(res, args.plot):
-                print("wrote", path)
+            write_results(json.load(f), args, to_markdown, plot, fresh=False)
         return 0
     if _core.device_count() == 0:
         print("tcgemm bench: no CUDA device was found; nothing to time.", file=sys.stderr)
@@ -701,17 +712,7 @@ def main(argv=None) -> int:
                   sustain_s=args.sustain)
     if args.features or args.only_features:
         res["feature_rows"] = run_features(warmup=args.warmup, iters=args.iters)
-    md = to_markdown(res)
-    print(md)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(res, f, indent=1)
-    if args.md:
-        with open(args.md, "w") as f:
-            f.write(md)
-    if args.plot:
-        for path in plot(res, args.plot):
-            print("wrote", path)
+    write_results(res, args, to_markdown, plot)
     return 1 if any(r.get("status", "").startswith(("WRONG", "error"))
                     for r in res["rows"] + res.get("feature_rows", [])) else 0
 

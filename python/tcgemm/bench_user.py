@@ -349,31 +349,17 @@ def plot(res, out_dir) -> list:
 
 def main(args) -> int:
     import json
+    from .bench import write_results
     if args.replot:
         with open(args.replot) as f:
-            res = json.load(f)
-        if args.md:
-            with open(args.md, "w") as f:
-                f.write(to_markdown(res))
-        for path in plot(res, args.plot) if args.plot else []:
-            print("wrote", path)
+            write_results(json.load(f), args, to_markdown, plot, fresh=False)
         return 0
     if _core.device_count() == 0:
         print("tcgemm bench --user-path: no CUDA device was found; nothing to time.")
         return 1
     parts = tuple(args.user_parts) if getattr(args, "user_parts", None) else ("overhead", "kernel", "graph", "numpy")
     res = run(rounds=args.paired or 5, parts=parts)
-    md = to_markdown(res)
-    print(md)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(res, f, indent=1)
-    if args.md:
-        with open(args.md, "w") as f:
-            f.write(md)
-    if args.plot:
-        for path in plot(res, args.plot):
-            print("wrote", path)
+    write_results(res, args, to_markdown, plot)
     return 0
 
 
