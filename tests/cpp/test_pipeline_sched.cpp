@@ -121,7 +121,83 @@ static void covers_batches_and_splits(int tiles_m, int tiles_n, int batches, int
             (long long)g);
 }
 
+// The split tail: rows [0, dp_rows) whole (split -1), the rest split; every
+// (tile, batch, K tile) still exactly once, the whole units first in the
+// unit order, and every partial tile at or below the tail's first row.
+static void covers_split_tail(int tiles_m, int tiles_n, int cluster, int batches, int k_tiles, int splits, int dp_rows,
+                              int64_t g) {
+  const PersistentSchedule s{tiles_m, tiles_n, 8, cluster, batches, splits, dp_rows};
+  std::vector<int> seen(static_cast<size_t>(tiles_m + cluster) * tiles_n * batches * k_tiles, 0);
+  bool ok = s.units() == static_cast<int64_t>(dp_rows) * tiles_n * batches +
+                             static_cast<int64_t>(s.unit_rows() - dp_rows) * tiles_n * batches * splits;
+  for (int64_t b = 0; b < g; ++b)
+    for (int64_t u = s.first(b); u < s.units(); u = s.next(u, g))
+      for (int rank = 0; rank < cluster; ++rank) {
+        const WorkUnit w = s.work(u, rank);
+        if ((u < s.dp_units()) != (w.split < 0) || s.partial(w) != (splits > 1 && u >= s.dp_units())) ok = false;
+        if (s.partial(w) && w.tile.m < s.tail_tile_row()) ok = false;
+        if (!s.partial(w) && w.split >= 0 && splits > 1) ok = false;
+        if (!s.tile_valid(w.tile)) continue;  // a cluster rank past the last row
+        int begin = 0, end = 0;
+        s.k_range(k_tiles, w.split, &begin, &end);
+        if (begin >= end) ok = false;
+        for (int kt = begin; kt < end; ++kt)
+          ++seen[((static_cast<size_t>(w.batch) * tiles_m + w.tile.m) * tiles_n + w.tile.n) * k_tiles + kt];
+      }
+  for (size_t i = 0; i < static_cast<size_t>(tiles_m) * tiles_n * batches * k_tiles; ++i) ok &= (seen[i] == 1);
+  CHECK_MSG(ok, "split tail: tiles %dx%d cluster %d batches %d k_tiles %d splits %d dp_rows %d grid %lld", tiles_m,
+            tiles_n, cluster, batches, k_tiles, splits, dp_rows, (long long)g);
+}
+
+// schedule_cost's closed form against the slowest worker counted one by one.
+static void cost_is_the_slowest_worker(const PersistentSchedule& s, int k_tiles, int64_t workers) {
+  const int64_t units = s.units(), dp = s.dp_units(), g = workers < units ? workers : units;
+  const int64_t whole_cost = k_tiles + kUnitCost;
+  const int64_t slice = s.splits > 1 ? (k_tiles + s.splits - 1) / s.splits + kUnitCost + kPartialCost : whole_cost;
+  std::vector<int64_t> load(static_cast<size_t>(g > 0 ? g : 0), 0);
+  for (int64_t u = 0; u < units; ++u) load[static_cast<size_t>(u % g)] += u < dp ? whole_cost : slice;
+  int64_t worst = 0;
+  for (int64_t t : load) worst = t > worst ? t : worst;
+  if (g > 0 && s.splits > 1) worst += kReduceCost;
+  CHECK_MSG(schedule_cost(s, k_tiles, workers) == worst, "cost: tiles %dx%d splits %d dp_rows %d k %d workers %lld",
+            s.tiles_m, s.tiles_n, s.splits, s.dp_rows, k_tiles, (long long)workers);
+}
+
 int main() {
+  for (int tm : {1, 3, 20, 33})
+    for (int tn : {1, 5, 17})
+      for (int sp : {1, 2, 5})
+        for (int dp = 0; dp < tm; ++dp)
+          for (int k : {1, 9, 64})
+            for (int64_t g : {1, 7, 66, 132}) cost_is_the_slowest_worker(PersistentSchedule{tm, tn, 8, 1, 2, sp, dp}, k, g);
+  for (int cluster : {1, 2})
+    for (int batches : {1, 3})
+      for (int splits : {1, 2, 4})
+        for (int dp_rows : {0, 1, 3})
+          for (int64_t g : {1, 7, 132}) {
+            covers_split_tail(5, 3, cluster, batches, 9, splits, cluster == 2 ? dp_rows / 2 : dp_rows, g);
+            covers_split_tail(20, 8, cluster, batches, 16, splits, dp_rows, g);
+          }
+  // The split-tail policy and its time model (132 SMs, 128x256 tiles).
+  {
+    const PersistentSchedule s{20, 8};  // 2504x1896: 160 tiles, two waves, the second 28 tiles
+    const SplitPlan p = choose_split_plan(0, s, 112, 132);
+    CHECK(p.splits > 1 && p.dp_rows > 0 && p.dp_rows < 20);
+    PersistentSchedule t = s;
+    t.splits = p.splits, t.dp_rows = p.dp_rows;
+    CHECK(schedule_cost(t, 112, 132) * 16 <= schedule_cost(s, 112, 132) * 15);
+    CHECK(schedule_cost(s, 112, 132) == 2 * (112 + kUnitCost));
+    // A last wave at least half full, a whole number of waves, or too little
+    // K: no split.
+    CHECK(choose_split_plan(0, PersistentSchedule{32, 16}, 64, 132).splits == 1);  // 4096^3: last wave 116/132
+    CHECK(choose_split_plan(0, PersistentSchedule{33, 4}, 64, 132).splits == 1);   // exactly one wave
+    CHECK(choose_split_plan(0, PersistentSchedule{20, 8}, 6, 132).splits == 1);    // K = 384
+    // Decode shapes keep the full split, requests are taken as asked.
+    const SplitPlan d = choose_split_plan(0, PersistentSchedule{1, 32}, 128, 132);
+    CHECK(d.splits == 4 && d.dp_rows == 0);
+    const SplitPlan r = choose_split_plan(3, PersistentSchedule{32, 16}, 64, 132);
+    CHECK(r.splits == 3 && r.dp_rows == 0);
+  }
   for (int batches : {1, 2, 5})
     for (int splits : {1, 2, 3, 4, 7})
       for (int k_tiles : {7, 16, 128})

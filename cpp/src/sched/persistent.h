@@ -21,10 +21,17 @@ namespace tcgemm::sched {
 // matrix's tiles, a matrix's tiles consecutive (so the units in flight share
 // panels in L2): unit u is tile u % tiles_per_matrix of (batch, split)
 // number u / tiles_per_matrix, split fastest.
+//
+// Split tail ("data-parallel waves + split-K for the last wave"): with
+// dp_rows > 0 only unit rows dp_rows .. unit_rows-1 are split; the rows above
+// them are computed whole, as data-parallel units that come first in the
+// unit order (so they fill the first waves), followed by the tail's split
+// units, which spread the last partial wave over every worker. A whole unit
+// has split = -1. dp_rows = 0 is plain split-K (every tile split).
 struct WorkUnit {
   TileCoord tile;
   int batch;
-  int split;  // K slice 0 .. splits-1
+  int split;  // K slice 0 .. splits-1, or -1: the whole of K
 };
 
 struct PersistentSchedule {
@@ -33,25 +40,43 @@ struct PersistentSchedule {
   int cluster_m = 1;  // CTAs per cluster along M
   int batches = 1;
   int splits = 1;
+  int dp_rows = 0;  // unit rows computed whole before the split tail (0: all split)
 
   TCGEMM_SCHED_FN int unit_rows() const { return (tiles_m + cluster_m - 1) / cluster_m; }
+  TCGEMM_SCHED_FN int tail_rows() const { return unit_rows() - dp_rows; }
   TCGEMM_SCHED_FN int64_t units_per_matrix() const { return static_cast<int64_t>(unit_rows()) * tiles_n; }
-  TCGEMM_SCHED_FN int64_t units() const { return units_per_matrix() * batches * splits; }
+  TCGEMM_SCHED_FN int64_t dp_units() const { return static_cast<int64_t>(dp_rows) * tiles_n * batches; }
+  TCGEMM_SCHED_FN int64_t tail_tiles() const { return static_cast<int64_t>(tail_rows()) * tiles_n; }
+  TCGEMM_SCHED_FN int64_t units() const { return dp_units() + tail_tiles() * batches * splits; }
 
-  // The tile that cluster rank `rank` computes for work unit `unit`.
-  TCGEMM_SCHED_FN TileCoord tile(int64_t unit, int rank) const {
-    const TileCoord u = raster_grouped(unit % units_per_matrix(), unit_rows(), tiles_n, group);
-    return {u.m * cluster_m + rank, u.n};
-  }
+  // The tile (and batch, and K slice) that cluster rank `rank` computes for
+  // work unit `unit`.
   TCGEMM_SCHED_FN WorkUnit work(int64_t unit, int rank) const {
-    const int64_t copy = unit / units_per_matrix();
-    return {tile(unit, rank), static_cast<int>(copy / splits), static_cast<int>(copy % splits)};
+    const int64_t dp = dp_units();
+    if (unit < dp) {
+      const int64_t per = static_cast<int64_t>(dp_rows) * tiles_n;
+      const TileCoord u = raster_grouped(unit % per, dp_rows, tiles_n, group);
+      return {{u.m * cluster_m + rank, u.n}, static_cast<int>(unit / per), -1};
+    }
+    unit -= dp;
+    const int64_t copy = unit / tail_tiles();
+    const TileCoord u = raster_grouped(unit % tail_tiles(), tail_rows(), tiles_n, group);
+    return {{(dp_rows + u.m) * cluster_m + rank, u.n}, static_cast<int>(copy / splits), static_cast<int>(copy % splits)};
   }
+  TCGEMM_SCHED_FN TileCoord tile(int64_t unit, int rank) const { return work(unit, rank).tile; }
   TCGEMM_SCHED_FN bool tile_valid(const TileCoord& t) const { return t.m < tiles_m && t.n < tiles_n; }
+  // Whether a unit's tile goes out as an fp32 partial (for the reduction).
+  TCGEMM_SCHED_FN bool partial(const WorkUnit& w) const { return splits > 1 && w.split >= 0; }
+  // The first tile row of the split tail (partials are stored from there).
+  TCGEMM_SCHED_FN int tail_tile_row() const { return dp_rows * cluster_m; }
 
   // K tiles [*begin, *end) of K slice `split` of k_tiles: near-equal parts,
-  // none empty when splits <= k_tiles.
+  // none empty when splits <= k_tiles; split -1 is all of them.
   TCGEMM_SCHED_FN void k_range(int k_tiles, int split, int* begin, int* end) const {
+    if (split < 0) {
+      *begin = 0, *end = k_tiles;
+      return;
+    }
     *begin = static_cast<int>(static_cast<int64_t>(k_tiles) * split / splits);
     *end = static_cast<int>(static_cast<int64_t>(k_tiles) * (split + 1) / splits);
   }
@@ -91,6 +116,81 @@ TCGEMM_SCHED_FN int choose_splits(int requested, int64_t tile_units, int k_tiles
   if (s > k_tiles / kMinSliceKTiles) s = k_tiles / kMinSliceKTiles;
   if (s > 16) s = 16;
   return s < 1 ? 1 : static_cast<int>(s);
+}
+
+// The time model behind the split decisions, in K tiles of one tile computed
+// by one worker (a CTA or cluster): a worker's time is the sum of its units'
+// K tiles, plus kPartialCost for each fp32 partial tile it writes; a split
+// adds the reduction launch after the slowest worker. Workers take units
+// round robin (first/next above), so the slowest worker is found by counting.
+// Constants from the H200 (bench/NOTES.md): a 128x256x64 K tile takes
+// ~0.75 us on one SM, writing its 128 KB fp32 partial ~3 us with the other
+// SMs busy, the reduction launch 6-10 us.
+constexpr int kUnitCost = 1;  // a unit's pipeline fill and epilogue, beyond its K tiles
+constexpr int kPartialCost = 4;
+constexpr int kReduceCost = 10;
+constexpr int kMinTailSliceKTiles = 4;
+
+TCGEMM_SCHED_FN int64_t schedule_cost(const PersistentSchedule& s, int k_tiles, int64_t workers) {
+  const int64_t units = s.units(), dp = s.dp_units();
+  const int64_t g = workers < units ? workers : units;
+  if (g < 1) return 0;
+  // Whole units cost k_tiles; a tail unit its slice (the deepest one) plus
+  // its partial when split.
+  const int64_t whole_cost = k_tiles + kUnitCost;
+  const int64_t slice = s.splits > 1 ? (k_tiles + s.splits - 1) / s.splits + kUnitCost + kPartialCost : whole_cost;
+  // Worker b's whole units and all its units each drop by one past b = dp % g
+  // and b = units % g, so its time is constant between those two points: the
+  // slowest worker is among b = 0, dp % g, units % g (O(1): the launch path
+  // evaluates this on every call).
+  int64_t worst = 0;
+  const int64_t candidates[3] = {0, dp % g, units % g};
+  for (const int64_t b : candidates) {
+    const int64_t all = s.count(b, g);
+    const int64_t whole = b < dp ? (dp - b + g - 1) / g : 0;
+    const int64_t t = whole * whole_cost + (all - whole) * slice;
+    if (t > worst) worst = t;
+  }
+  return worst + (s.splits > 1 ? kReduceCost : 0);
+}
+
+// How to split a persistent GEMM: {splits, dp_rows} for PersistentSchedule.
+// A request (> 0) splits every tile as asked. Otherwise the decode policy
+// above (choose_splits: every tile split when the tiles leave more than half
+// of the workers idle); failing that, when the last wave is less than half
+// full, the last unit rows are split where the time model says the
+// balanced tail pays for its partials and reduction (by at least 1/16), e.g. 2504x1896x7136 with 128x256 tiles: 160 tiles on
+// 132 SMs, two waves, become 128 whole tiles and 32 tiles split 4 ways.
+struct SplitPlan {
+  int splits = 1;
+  int dp_rows = 0;
+};
+
+TCGEMM_SCHED_FN SplitPlan choose_split_plan(int requested, PersistentSchedule s, int k_tiles, int workers) {
+  SplitPlan best;
+  s.splits = 1, s.dp_rows = 0;
+  const int full = choose_splits(requested, s.units(), k_tiles, workers);
+  if (requested > 0 || full > 1) {
+    best.splits = full;
+    return best;
+  }
+  // As CUTLASS's stream-K heuristic: a last wave at least half full stays as it is.
+  const int64_t last = workers > 0 ? s.units() % workers : 0;
+  if (last == 0 || last * 2 >= workers) return best;
+  int64_t best_cost = schedule_cost(s, k_tiles, workers);
+  const int64_t plain = best_cost;
+  const int rows = s.unit_rows();
+  for (int tail = 1; tail <= rows; ++tail) {
+    if (static_cast<int64_t>(tail) * s.tiles_n * s.batches > 2 * static_cast<int64_t>(workers)) break;
+    for (int sp = 2; sp <= 16 && k_tiles / sp >= kMinTailSliceKTiles; ++sp) {
+      PersistentSchedule t = s;
+      t.splits = sp, t.dp_rows = rows - tail;
+      const int64_t c = schedule_cost(t, k_tiles, workers);
+      if (c < best_cost) best_cost = c, best.splits = sp, best.dp_rows = rows - tail;
+    }
+  }
+  if (best.splits > 1 && best_cost * 16 > plain * 15) best = SplitPlan{};  // not worth its risks
+  return best;
 }
 
 }  // namespace tcgemm::sched
