@@ -250,6 +250,48 @@ def test_split_k_batched(kernel, rng):
     assert rel_err(got, _reference(a3, b3)) < 2e-3
 
 
+# Shapes whose 128x256 tiles take a last wave less than half full on 132 SMs
+# and enough K for the split tail to pay (sched::choose_split_plan: the last
+# tile rows split, the rest whole): 2504x1896 is 160 tiles (4 of 20 rows
+# split 4 ways), 2567x2000 168, a batch of 2 at 1100x1900 144.
+TAIL = [(2504, 1896, 2048, 1), (2567, 2000, 2777, 1), (1100, 1900, 2222, 2)]
+
+
+@pytest.mark.parametrize("kernel", SPLIT)
+@pytest.mark.parametrize("layout", ["NN", "TN"])
+@pytest.mark.parametrize("M,N,K,batch", TAIL)
+def test_split_tail_matches_float64_and_is_deterministic(kernel, layout, M, N, K, batch, rng):
+    d = tcgemm.device_info()
+    # The workspace holds the tail's partials only: fewer bytes than splitting every row.
+    _, _, ws = _core.plan(kernel, M, N, K, _core.DType.float16, _core.Layout.TN if layout == "TN" else _core.Layout.NN,
+                          _core.Accum.f32, False, batch, 0)
+    if d["sm_count"] == 132:
+        assert 0 < ws < 2 * 4 * batch * M * ((N + 3) // 4 * 4), "expected a split tail on 132 SMs"
+    shape_a, shape_c = ((batch, M, K), (batch, M, N)) if batch > 1 else ((M, K), (M, N))
+    a = _u(rng, shape_a, f16)
+    b = _b(rng, K, N, f16, layout)
+    c = _u(rng, shape_c, f16)
+    bias = rng.uniform(-1, 1, N).astype(np.float32)
+    runs = []
+    for _ in range(2):  # each on a poisoned output (NaN), so an unwritten element shows
+        if batch == 1:
+            with tcgemm.DeviceArray.empty((M, N), f16) as out:
+                out._buf.fill_bytes(0xFF)
+                tcgemm.matmul(a, b, c=c, beta=-1.0, bias=bias, activation="gelu", kernel=kernel, out=out)
+                got = out.numpy()
+        else:
+            torch = pytest.importorskip("torch")
+            t = lambda x: torch.from_numpy(np.ascontiguousarray(x)).cuda()
+            out = torch.full(shape_c, float("nan"), dtype=torch.float16, device="cuda")
+            bt = t(b.T).transpose(-1, -2) if layout == "TN" else t(b)
+            tcgemm.matmul(t(a), bt, c=t(c), beta=-1.0, bias=t(bias), activation="gelu", kernel=kernel, out=out)
+            got = out.cpu().numpy()
+        assert np.isfinite(got.astype(np.float32)).all(), "some outputs were not written"
+        runs.append(got)
+    np.testing.assert_array_equal(runs[0].view(np.uint16), runs[1].view(np.uint16))  # bit-identical
+    assert rel_err(runs[0], _reference(a, b, 1.0, -1.0, c, bias, "gelu")) < 2e-3
+
+
 def test_auto_picks_split_k_for_decode_shapes(rng):
     d = tcgemm.device_info()
     if d["cc"] != 90 or not any(k["name"] == "sm90.ws_splitk" and k["runnable"] for k in tcgemm.kernels()):

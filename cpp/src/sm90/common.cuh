@@ -133,7 +133,9 @@ struct Params {
   int z_step_a, z_step_b;  // batch coordinate step of A and B: 1, or 0 when shared by all batches
   int64_t stride_c;        // elements between output matrices
   int splits;              // K slices (split-K kernels; 1 otherwise)
-  float* partials;         // split-K: fp32 partial tiles, [batch][split][M][ld_partials]
+  int dp_rows;             // unit rows computed whole before a split tail (sched::PersistentSchedule)
+  int partial_row0;        // the first row stored as partials: rows partial_row0 .. M-1
+  float* partials;         // split-K: fp32 partial tiles, [batch][split][M - partial_row0][ld_partials]
   int64_t ld_partials;
 };
 
@@ -153,6 +155,8 @@ inline Params make_params(const GemmArgs& a, int BM, int BN) {
                 tma::batch_coord_step(a.batch_stride_b),
                 a.batch_stride_c,
                 1,
+                0,
+                0,
                 nullptr,
                 0};
 }
@@ -227,7 +231,9 @@ template <int BN>
 __device__ __forceinline__ void store_partials(const Params& p, int row0, int col0, int batch, int split,
                                                const float (&acc)[BN / 2]) {
   const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
-  float* W = p.partials + (static_cast<int64_t>(batch) * p.splits + split) * p.M * p.ld_partials;
+  const int rows = p.M - p.partial_row0;
+  float* W = p.partials + (static_cast<int64_t>(batch) * p.splits + split) * rows * p.ld_partials -
+             static_cast<int64_t>(p.partial_row0) * p.ld_partials;
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     const int gm = row0 + warp * 16 + lane / 4 + 8 * h;

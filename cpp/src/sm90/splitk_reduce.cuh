@@ -17,9 +17,10 @@
 namespace tcgemm::sm90 {
 
 struct ReduceParams {
-  const float* partials;  // [batch][split][M][ld]
+  const float* partials;  // [batch][split][M - row0][ld]
   int64_t ld;             // a multiple of 4, >= N
   int splits, batches, M, N;
+  int row0;               // rows row0 .. M-1 were split (those above are already in C)
   void* C;
   int64_t ldc, stride_c;  // elements
   Epilogue ep;
@@ -29,15 +30,17 @@ template <DType DT>
 __global__ void splitk_reduce_kernel(const ReduceParams p) {
   using T = typename Element<DT>::T;
   const int64_t pairs_per_row = (p.N + 1) / 2;
-  const int64_t per_batch = static_cast<int64_t>(p.M) * pairs_per_row;
+  const int rows = p.M - p.row0;
+  const int64_t per_batch = static_cast<int64_t>(rows) * pairs_per_row;
   const int64_t total = per_batch * p.batches;
-  const int64_t slice = static_cast<int64_t>(p.M) * p.ld;  // floats per (batch, split)
+  const int64_t slice = static_cast<int64_t>(rows) * p.ld;  // floats per (batch, split)
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const int b = static_cast<int>(i / per_batch);
     const int64_t r = i % per_batch;
-    const int row = static_cast<int>(r / pairs_per_row), col = static_cast<int>(r % pairs_per_row) * 2;
-    const float* w = p.partials + static_cast<int64_t>(b) * p.splits * slice + row * p.ld + col;
+    const int tr = static_cast<int>(r / pairs_per_row), col = static_cast<int>(r % pairs_per_row) * 2;
+    const int row = p.row0 + tr;
+    const float* w = p.partials + static_cast<int64_t>(b) * p.splits * slice + tr * p.ld + col;
     float2 sum = make_float2(0.f, 0.f);
     for (int s = 0; s < p.splits; ++s) {
       const float2 v = *reinterpret_cast<const float2*>(w + s * slice);
@@ -52,7 +55,7 @@ __global__ void splitk_reduce_kernel(const ReduceParams p) {
 
 template <DType DT>
 Status launch_splitk_reduce(const ReduceParams& p, cudaStream_t stream) {
-  const int64_t total = static_cast<int64_t>(p.batches) * p.M * ((p.N + 1) / 2);
+  const int64_t total = static_cast<int64_t>(p.batches) * (p.M - p.row0) * ((p.N + 1) / 2);
   const int threads = 256;
   const int64_t blocks = (total + threads - 1) / threads;
   splitk_reduce_kernel<DT><<<static_cast<unsigned>(blocks < 65536 ? blocks : 65536), threads, 0, stream>>>(p);

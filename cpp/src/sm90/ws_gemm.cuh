@@ -21,6 +21,11 @@
 //                       slices in a fixed order (bit-identical run to run)
 //                       and applies the epilogue. M <= 64 takes a 64-row tile
 //                       (one consumer warpgroup): half the wasted MMAs.
+//                       Where the tiles fill the GPU but their last wave
+//                       does not, only the last tile rows are split (the
+//                       split tail, sched/persistent.h): the rows above run
+//                       whole, as ws_persistent's, and the tail's slices
+//                       spread the last partial wave over every SM.
 //   sm90.ws_pingpong    ws_persistent with the two consumer warpgroups on
 //                       alternate tiles instead of halves of one tile: each
 //                       owns a whole 128x128 tile (two m64n128k16 per k16
@@ -51,6 +56,7 @@
 #include "core/workspace.h"
 #include "sm90/splitk_reduce.cuh"
 
+#include <algorithm>
 #include <string>
 
 namespace tcgemm::sm90 {
@@ -200,7 +206,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
 
   const int wg = threadIdx.x / kWarpgroup;
   const uint32_t rank = CLUSTER > 1 ? ptx::cluster_ctarank() : 0;
-  const sched::PersistentSchedule sch{p.tiles_m, p.tiles_n, p.grouped ? Cfg::GROUP : 1, CLUSTER, p.batches, p.splits};
+  const sched::PersistentSchedule sch{p.tiles_m,  p.tiles_n, p.grouped ? Cfg::GROUP : 1, CLUSTER,
+                                      p.batches, p.splits,  p.dp_rows};
   // A worker is a CTA, or a cluster (whose CTAs have consecutive blockIdx.x).
   const int64_t worker = blockIdx.x / CLUSTER, workers = gridDim.x / CLUSTER;
   const int64_t units = sch.units();
@@ -283,7 +290,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
       // The tile's bias for a bias-only epilogue, loaded now so that its
       // latency hides behind the mainloop (a uniform branch per tile).
       BiasHeld<BN> bias = {};
-      if (Cfg::TMA_STORE && !(Cfg::SPLIT_K && p.splits > 1) && p.ep.bias && is_bias_act_form(p.ep))
+      const bool partial = Cfg::SPLIT_K && sch.partial(w);  // the tile goes out as an fp32 partial
+      if (Cfg::TMA_STORE && !partial && p.ep.bias && is_bias_act_form(p.ep))
         bias = load_bias_held<BN>(p.ep, static_cast<int64_t>(t.n) * BN, p.N);
       float acc[MB][BN / 2];
 #pragma unroll
@@ -314,7 +322,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
 #pragma unroll
       for (int mb = 0; mb < MB; ++mb) {
         const int m0 = t.m * BM + row0 + mb * 64;
-        if (Cfg::SPLIT_K && p.splits > 1) {
+        if (partial) {
           store_partials<BN>(p, m0, t.n * BN, w.batch, w.split, acc[mb]);
         } else if constexpr (Cfg::TMA_STORE) {
           store_accumulators_tma<DT, BN>(p, &map_c, c_stage + cw * 2 * Cfg::C_BOX_BYTES, bias_slots + cw * 64 * 4,
@@ -367,11 +375,13 @@ Status max_workers(Kernel kernel, int64_t* out) {
   return Status::Ok();
 }
 
-// Split-K's slices and the fp32 partials they need, for `most` resident
-// workers: one slice and no bytes for kernels without split-K, or when the
-// policy (sched::choose_splits) does not split.
+// Split-K's slices, the tail they cover and the fp32 partials they need, for
+// `most` resident workers: one slice and no bytes for kernels without
+// split-K, or when the policy (sched::choose_split_plan) does not split.
 struct SplitK {
   int splits = 1;
+  int dp_rows = 0;         // unit rows computed whole (sched::PersistentSchedule::dp_rows)
+  int partial_row0 = 0;    // the first output row of the split tail
   int64_t ld_partials = 0;  // floats per partial row: N rounded up to 4 (16-byte rows)
   size_t bytes = 0;
 };
@@ -383,11 +393,14 @@ SplitK splitk_for(const GemmArgs& a, int64_t most) {
     const sched::PersistentSchedule tiles{static_cast<int>(ceil_div(a.M, Cfg::BM)),
                                           static_cast<int>(ceil_div(a.N, Cfg::BN)), 1, Cfg::CLUSTER,
                                           static_cast<int>(a.batch), 1};
-    s.splits = sched::choose_splits(a.split_k, tiles.units(), static_cast<int>(ceil_div(a.K, BK)),
-                                    static_cast<int>(most));
+    const sched::SplitPlan plan =
+        sched::choose_split_plan(a.split_k, tiles, static_cast<int>(ceil_div(a.K, BK)), static_cast<int>(most));
+    s.splits = plan.splits;
     if (s.splits > 1) {
+      s.dp_rows = plan.dp_rows;
+      s.partial_row0 = static_cast<int>(std::min<int64_t>(a.M, int64_t{plan.dp_rows} * Cfg::CLUSTER * Cfg::BM));
       s.ld_partials = round_up(a.N, 4);
-      s.bytes = sizeof(float) * static_cast<size_t>(a.batch) * s.splits * static_cast<size_t>(a.M) *
+      s.bytes = sizeof(float) * static_cast<size_t>(a.batch) * s.splits * static_cast<size_t>(a.M - s.partial_row0) *
                 static_cast<size_t>(s.ld_partials);
     }
   }
@@ -426,9 +439,9 @@ Status launch_ws(const GemmArgs& a) {
   int64_t most = 0;  // workers resident at once
   if constexpr (Cfg::PERSISTENT) TCGEMM_TRY((max_workers<Cfg>(kernel, &most)));
   const SplitK split = splitk_for<Cfg>(a, most);
-  p.splits = split.splits;
+  p.splits = split.splits, p.dp_rows = split.dp_rows, p.partial_row0 = split.partial_row0;
   const sched::PersistentSchedule sch{p.tiles_m, p.tiles_n, p.grouped ? Cfg::GROUP : 1, Cfg::CLUSTER, p.batches,
-                                      p.splits};
+                                      p.splits,  p.dp_rows};
   const int64_t workers = Cfg::PERSISTENT ? sch.grid(most) : sch.units();  // not persistent: one per unit
   if (workers * Cfg::CLUSTER > 0x7fffffff)
     return Status::Error(StatusCode::not_supported, "too many output tiles for one grid");
@@ -473,7 +486,8 @@ Status launch_ws(const GemmArgs& a) {
   }
   Status s = check_launch("ws_kernel");
   if (s.ok() && p.splits > 1) {
-    const ReduceParams r{p.partials, p.ld_partials, p.splits, p.batches, p.M, p.N, p.C, a.ldc, p.stride_c, p.ep};
+    const ReduceParams r{p.partials, p.ld_partials, p.splits, p.batches, p.M, p.N, p.partial_row0,
+                         p.C,        a.ldc,         p.stride_c, p.ep};
     s = launch_splitk_reduce<DT>(r, a.stream);
   }
   return release_workspace(s);
