@@ -98,6 +98,7 @@ int main() {
     };
     CHECK(first(16, 8192, 8192) == "sm90.ws_splitk");      // decode, M <= 64: split K
     CHECK(first(64, 8192, 8192) == "sm90.ws_splitk");
+    CHECK(first(16, 28672, 4096) == "sm90.ws_splitk");     // 112 narrow tiles, unsplit: half the MMAs
     CHECK(first(128, 8192, 8192) == "sm90.ws_pingpong");   // 64 square tiles in one wave
     CHECK(first(1000, 1000, 1000) == "sm90.ws_pingpong");
     CHECK(first(64, 8192, 512) == "sm90.ws_pingpong");     // too short to split
@@ -108,6 +109,30 @@ int main() {
     CHECK(first(4096, 4096, 4096, 3) == "sm90.ws_splitk");    // asked for
     CHECK(first(16, 8192, 8192, 1) == "sm90.ws_pingpong");
     CHECK(first(256, 256, 256, 0, 128) == "sm90.ws_persistent");  // 128 batches: many tiles
+    // The time model (sm90_costs) for shapes that fill the GPU: rows 16 bytes
+    // into a 32-byte sector (K = 7000: 8 mod 16) send it to multicast, a last
+    // wave of 28 tiles to the split tail, 3 waves of 128x128 tiles beat 3 of
+    // 128x256 (266 tiles: the third wave 2 tiles).
+    CHECK(first(3072, 5120, 7000) == "sm90.ws_mcast");
+    CHECK(first(3072, 5120, 6976) == "sm90.ws_persistent");
+    CHECK(first(2504, 1896, 7136) == "sm90.ws_splitk");
+    CHECK(first(2504, 1896, 7136, 1) != "sm90.ws_splitk");  // split_k=1: never split
+    CHECK(first(2360, 3440, 3424) == "sm90.ws_pingpong");
+    {
+      GemmArgs a = good();
+      a.M = 3072, a.N = 5120, a.K = 7000;
+      const Sm90Costs c = sm90_costs(a, 132);
+      CHECK(c.misaligned && c.mcast < c.persistent && c.persistent < c.pingpong && c.split_tail == 0);
+      a.K = 7008;
+      CHECK(!sm90_costs(a, 132).misaligned);
+      a.layout = Layout::NN, a.N = 5000;  // a row-major B of 5000 columns: its rows are misaligned
+      CHECK(sm90_costs(a, 132).misaligned);
+      a.layout = Layout::TN;  // K-major B: N is no pitch
+      CHECK(!sm90_costs(a, 132).misaligned);
+      a.M = 2504, a.N = 1896, a.K = 7136;
+      const Sm90Costs t = sm90_costs(a, 132);
+      CHECK(t.split_tail > 0 && t.split_tail < t.persistent);
+    }
     for (int64_t M : {1, 16, 128, 1000, 4096}) {  // the Ada fallbacks follow the Hopper names
       GemmArgs a = good();
       a.M = M, a.N = a.K = 4096;

@@ -61,4 +61,14 @@ const KernelInfo* pick_auto(const GemmArgs& args, Status* why);
 // takes the first that is runnable and supports the arguments, else any.
 std::vector<const char*> auto_preference(int cc, const GemmArgs& args, int sms);
 
+// auto's time model for the Hopper kernels on shapes that fill the GPU
+// (registry.cpp says how it is built): each kernel's estimated time in K
+// tiles of a 128x256 tile on one SM; split_tail is 0 where the split-tail
+// policy does not split. Pure, host-tested.
+struct Sm90Costs {
+  bool misaligned = false;  // operand rows start 16 bytes into a 32-byte sector
+  double persistent = 0, mcast = 0, pingpong = 0, split_tail = 0;
+};
+Sm90Costs sm90_costs(const GemmArgs& args, int sms);
+
 }  // namespace tcgemm

@@ -77,6 +77,41 @@ Status check_supports(const KernelInfo& k, const GemmArgs& a) {
   return Status::Ok();
 }
 
+// The time model behind `auto` on the H200 for shapes whose 128x256 tiles
+// fill the GPU, in K tiles of a 128x256 tile on one SM (sched::schedule_cost):
+// each kernel's persistent schedule, scaled by its speed per tile against
+// ws_persistent's, and by what rows that start 16 bytes into a 32-byte
+// sector cost it (a pitch of 8 mod 16 elements: every other TMA box row
+// touches an extra sector and is split into more L2 requests; measured at
+// 3072x5120x7000 bf16 TN: ws_persistent 0.64x cuBLAS, ws_mcast 0.94x --
+// multicast halves B's requests -- ws_pingpong 0.51x, against 1.00x / 0.98x /
+// 0.93x at K = 6976; bench/NOTES.md). The pitch is taken to be the shape's
+// (K for A and a K-major B, N for a row-major B, rounded up to 8 as tcgemm's
+// buffers are): plans are cached per shape.
+Sm90Costs sm90_costs(const GemmArgs& a, int sms) {
+  Sm90Costs c;
+  const auto odd = [](int64_t cols) { return round_up(cols, 8) % 16 != 0; };
+  c.misaligned = odd(a.K) || (a.layout == Layout::TN ? false : odd(a.N));
+  const bool both = a.layout == Layout::TN && odd(a.K);  // A and B rows: the measured case
+  const double pen = c.misaligned ? (both ? 1.0 : 0.5) : 0.0;  // share of the measured loss
+  const int k_tiles = static_cast<int>(ceil_div(a.K, 64));
+  const int batch = static_cast<int>(a.batch);
+  const int tm = static_cast<int>(ceil_div(a.M, 128)), tn = static_cast<int>(ceil_div(a.N, 256));
+  const sched::PersistentSchedule wide{tm, tn, 8, 1, batch, 1};
+  c.persistent = sched::schedule_cost(wide, k_tiles, sms) * (1.0 + pen * (1.0 / 0.64 - 1.0));
+  const sched::PersistentSchedule pair{tm, tn, 8, 2, batch, 1};
+  c.mcast = sched::schedule_cost(pair, k_tiles, sms / 2) / 0.98 * (1.0 + pen * (0.98 / 0.94 - 1.0));
+  const sched::PersistentSchedule square{tm, static_cast<int>(ceil_div(a.N, 128)), 8, 1, batch, 1};
+  c.pingpong = sched::schedule_cost(square, k_tiles, sms) * 0.5 / 0.93 * (1.0 + pen * (0.93 / 0.51 - 1.0));
+  const sched::SplitPlan plan = sched::choose_split_plan(0, wide, k_tiles, sms);
+  if (plan.splits > 1 && plan.dp_rows > 0) {
+    sched::PersistentSchedule t = wide;
+    t.splits = plan.splits, t.dp_rows = plan.dp_rows;
+    c.split_tail = sched::schedule_cost(t, k_tiles, sms) * (1.0 + pen * (1.0 / 0.64 - 1.0));
+  }
+  return c;
+}
+
 // Measured winners first, per device (bench/results/).
 // Anything runnable that supports the arguments is the fallback, in ladder
 // order from the top.
@@ -103,26 +138,36 @@ std::vector<const char*> auto_preference(int cc, const GemmArgs& args, int sms) 
     // M <= 64 against big weights: the split-K kernel, when its policy would
     // split (sched::choose_splits with ws_splitk's 64 x 256 tile): 1.04-1.08x
     // cuBLAS at M = 16, 0.90-0.95x at M = 64 (bench/results/h200_sweep.md).
+    // Its 64-row tile also wins unsplit where those tiles fill half the GPU
+    // or more: 16 x 28672 x 4096 against 128-row tiles 0.86x (the same
+    // tiles, half of each an MMA on padding).
+    const int64_t narrow_tiles = ceil_div(args.N, 256) * args.batch;
     if (args.M <= 64 && args.split_k != 1 &&
-        sched::choose_splits(args.split_k, ceil_div(args.N, 256) * args.batch, k_tiles, sms) > 1)
+        (sched::choose_splits(args.split_k, narrow_tiles, k_tiles, sms) > 1 || narrow_tiles * 2 >= sms))
       return then({"sm90.ws_splitk", "sm90.ws_persistent"});
     // Otherwise, while even the 128x128 tiles fit in one wave, the ping-pong
     // kernel's tiles put twice the CTAs to work: M = 128 against 8192^2
     // weights 0.97-0.98x cuBLAS (split-K 0.82x, 128x256 tiles 0.58x), 1000^3
     // 1.21-1.33x (ws_persistent 1.00-1.04x). Once they take two waves
     // (2048^3, 512 x 8192^2) the 128x256 tiles are as fast or faster.
+    const Sm90Costs c = sm90_costs(args, sms);
     const int64_t wide_tiles = ceil_div(args.M, 128) * ceil_div(args.N, 256) * args.batch;
     const int64_t square_tiles = ceil_div(args.M, 128) * ceil_div(args.N, 128) * args.batch;
-    if (wide_tiles < sms && square_tiles <= sms) return then({"sm90.ws_pingpong", "sm90.ws_persistent"});
-    // Split-K with 128-row tiles where that policy splits and the square
-    // tiles would take more than one wave.
+    if (wide_tiles < sms && square_tiles <= sms && !c.misaligned)
+      return then({"sm90.ws_pingpong", "sm90.ws_persistent"});
+    // Split-K with 128-row tiles where the decode policy splits every tile.
     if (args.split_k != 1 && sched::choose_splits(args.split_k, wide_tiles, k_tiles, sms) > 1)
       return then({"sm90.ws_splitk", "sm90.ws_persistent"});
-    // Enough tiles: the persistent kernel (1.03-1.05x cuBLAS at 4096^3,
-    // 1.01-1.06x at 8192^3 paired with cuBLAS at the same clocks), then the
-    // multicast one. The Ada kernels cover what the Hopper family does not
-    // take (f16 accumulation).
-    return then({"sm90.ws_persistent", "sm90.ws_mcast"});
+    // Enough tiles: the cheapest in the time model (sm90_costs).
+    std::vector<std::pair<double, const char*>> by_cost = {{c.persistent, "sm90.ws_persistent"},
+                                                           {c.mcast, "sm90.ws_mcast"},
+                                                           {c.pingpong, "sm90.ws_pingpong"}};
+    if (args.split_k != 1 && c.split_tail > 0) by_cost.push_back({c.split_tail, "sm90.ws_splitk"});
+    std::stable_sort(by_cost.begin(), by_cost.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    std::vector<const char*> v;
+    for (const auto& e : by_cost) v.push_back(e.second);
+    return then(v);
   }
   // sm_89: until measured on an Ada card, the seed's RTX 4090 figures stand
   // in: the A&B-swizzled x4 variant was fastest from 4096^3 up.
