@@ -34,6 +34,31 @@ def plan(device, M, N, K, dtype, tn, accumulate, plain, batch, split_k, kernel):
     return p
 
 
+# Split-K workspace per (framework, device, stream), kept between calls as
+# cuBLAS keeps its workspace per handle and stream, so that a repeated call
+# allocates nothing (a framework allocation costs a few microseconds of host
+# time). Work on one stream is ordered, so consecutive calls on it can share
+# the bytes. A call being captured into a CUDA graph takes fresh memory from
+# its framework's allocator instead (the graph's private pool keeps it), so
+# growing a cached workspace later never frees memory a graph still uses.
+# release_memory() drops them.
+_WORKSPACES: dict = {}
+
+
+def workspace(fw, nbytes, dev, like, sh):
+    """-> (keep-alive, pointer) of at least `nbytes` on stream `sh`."""
+    if fw.kind == "DeviceArray":
+        return fw.workspace(nbytes, dev, like)  # tcgemm's pool, ordered on the stream
+    if _core.capture_status(sh) != "none":
+        return fw.workspace(nbytes, dev, like)
+    key = (fw.kind, dev, sh)
+    w = _WORKSPACES.get(key)
+    if w is None or w[2] < nbytes:
+        keep, ptr = fw.workspace(nbytes, dev, like)
+        w = _WORKSPACES[key] = (keep, ptr, nbytes)
+    return w[0], w[1]
+
+
 # type -> adapter module/class (torch, cupy and DeviceArray; filled lazily so
 # that importing tcgemm imports neither torch nor cupy).
 _ADAPTERS: dict = {}
@@ -166,7 +191,7 @@ def device_matmul(fw, ada, adb, ad_out, a, b, ep, out, kernel, accumulate, split
         D = fw.empty(batch if batched else None, M, N, dt, dev, sh, like)
 
     h, _name, ws_bytes = plan(dev, M, N, K, dt, B.transposed, accumulate, ep.plain, batch, split_k, kernel)
-    ws_keep, ws_ptr = fw.workspace(ws_bytes, dev, like) if ws_bytes else (None, 0)
+    ws_keep, ws_ptr = workspace(fw, ws_bytes, dev, like, sh) if ws_bytes else (None, 0)
     if ep.plain and batch == 1:
         _core.run(h, A.ptr, B.ptr, D.ptr, A.ld, B.ld, D.ld, sh, ws_ptr, ws_bytes, grid_swizzle)
     else:

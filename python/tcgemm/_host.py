@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from . import _core
-from ._call import _LAYOUT, ACCUM, capture_guard, plan
+from ._call import _LAYOUT, _WORKSPACES, ACCUM, capture_guard, plan
 from ._epilogue import check_bias_host
 from ._operands import BIAS_TYPES, DTYPES, bfloat16, check_dtype, check_ndim
 
@@ -40,8 +40,10 @@ def empty_pinned(shape, dtype=np.float16) -> np.ndarray:
 
 def release_memory() -> None:
     """Free the pinned staging ring and hand the device memory tcgemm's pools
-    hold unused back to the driver (both are kept between calls, so that a
+    hold unused back to the driver, and drop the split-K workspaces kept per
+    stream for torch and cupy calls (all are kept between calls, so that a
     repeated call allocates nothing)."""
+    _WORKSPACES.clear()
     _core.release_memory()
 
 

@@ -229,6 +229,40 @@ def test_uncapturable_calls_say_so_and_leave_the_capture_alone():
     assert rel_err(_np(z), _ref(x, x)) < 2e-3
 
 
+@pytest.mark.skipif(not _core.device_count() or not _runnable("sm90.ws_splitk"), reason="needs sm90.ws_splitk (sm_90a)")
+def test_split_k_workspace_is_kept_per_stream():
+    """A repeated split-K call with out= allocates nothing (its workspace is kept
+    for the stream, as cuBLAS keeps its own), on another stream it gets its own,
+    and the results stay right on both; release_memory() drops the kept ones."""
+    x, w = _t((16, 4096)), _t((2048, 4096))
+    out = torch.full((16, 2048), float("nan"), dtype=torch.float16, device="cuda")
+    kw = dict(kernel="sm90.ws_splitk", split_k=4)
+    tcgemm.matmul(x, w.t(), out=out, **kw)
+    torch.cuda.synchronize()
+    before = torch.cuda.memory_stats()["allocation.all.allocated"]
+    for _ in range(5):
+        tcgemm.matmul(x, w.t(), out=out, **kw)
+    torch.cuda.synchronize()
+    assert torch.cuda.memory_stats()["allocation.all.allocated"] == before
+    assert rel_err(_np(out), _ref(x, w.t())) < 2e-3
+    from tcgemm import _call
+    n = len(_call._WORKSPACES)
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        out2 = torch.full_like(out, float("nan"))
+        tcgemm.matmul(x, w.t(), out=out2, **kw)  # that stream's own workspace
+        s.synchronize()
+        assert len(_call._WORKSPACES) == n + 1
+        before = torch.cuda.memory_stats()["allocation.all.allocated"]
+        for _ in range(3):
+            tcgemm.matmul(x, w.t(), out=out2, **kw)
+    s.synchronize()
+    assert torch.cuda.memory_stats()["allocation.all.allocated"] == before
+    assert rel_err(_np(out2), _ref(x, w.t())) < 2e-3
+    tcgemm.release_memory()
+    assert not _call._WORKSPACES
+
+
 def test_repeated_calls_hit_the_plan_cache():
     from tcgemm import _call
     x, w = _t((100, 200)), _t((200, 300))
