@@ -27,16 +27,8 @@ import numpy as np
 
 from . import _core
 from ._api import DeviceArray, bfloat16, build_info, device_info, float16, kernels, matmul, to_device
+from .bench_shapes import PRESETS, geomean, jobs_for, parse_shapes
 
-PRESETS = {
-    "quick": [(4096, 4096, 4096)],
-    "squares": [(s, s, s) for s in (1024, 2048, 4096, 8192, 16384)],
-    # x @ w.T decode shapes: few rows against 8192 x 8192 weights
-    "skinny": [(m, 8192, 8192) for m in (16, 64, 128, 512)],
-    "short_k": [(8192, 8192, k) for k in (128, 512)],
-    "odd": [(4000, 4000, 4000), (4095, 4097, 4093), (1000, 1000, 1000)],
-}
-PRESETS["all"] = PRESETS["squares"] + PRESETS["skinny"] + PRESETS["short_k"] + PRESETS["odd"]
 DTYPES = {"fp16": float16, "bf16": bfloat16}
 L2_BYTES = 60 * 1024 * 1024
 
@@ -205,10 +197,16 @@ def _stats(ms, flops):
 
 
 def select_kernels(patterns):
+    """Registry entries matching the glob patterns (all when none); the
+    pattern "auto" adds a row for `auto` (the kernel it picks per shape)."""
     ks = kernels()
     if not patterns:
         return ks
-    return [k for k in ks if any(fnmatch.fnmatch(k["name"], p) for p in patterns)]
+    sel = [k for k in ks if any(fnmatch.fnmatch(k["name"], p) for p in patterns)]
+    if "auto" in patterns:
+        sel.append({"name": "auto", "runnable": True, "dtypes": ["float16", "bfloat16"], "layouts": ["TN", "NN"],
+                    "accumulators": ["f32", "f16"]})
+    return sel
 
 
 def _paired(backend, rot, kernel_ms, rounds, iters):
@@ -223,8 +221,10 @@ def _paired(backend, rot, kernel_ms, rounds, iters):
 
 
 def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumulate="f32", warmup=5, iters=30,
-        backend=None, progress=True, paired_rounds=4, sustain_s=0.0):
-    """Benchmark; returns {"environment": ..., "rows": [...]}. Never asserts speed."""
+        backend=None, progress=True, paired_rounds=4, sustain_s=0.0, seeds=(), count=24):
+    """Benchmark; returns {"environment": ..., "rows": [...]}. Never asserts speed.
+    `shapes` are crossed with `dtypes` and `layouts`; each of `seeds` adds
+    `count` random jobs (bench_shapes.random_jobs), whose rows carry the seed."""
     backend = backend or _backend()
     ks = select_kernels(kernel_patterns)
     # The Ada family's ceiling, measured first, on a GPU not yet heated by the
@@ -236,7 +236,7 @@ def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumul
     peak_sustained = {fed: _sustained_ceiling(sustain_s, fed) for fed in (False, True)} \
         if peaks and sustain_s > 0 else None
     rows = []
-    jobs = [(s, d, l) for s in shapes for d in dtypes for l in layouts]
+    jobs = jobs_for(shapes, dtypes, layouts, seeds, count)
     bar = None
     if progress:
         try:
@@ -245,7 +245,7 @@ def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumul
             bar = tqdm(total=len(jobs) * (len(ks) + 1), desc="bench", file=sys.stderr)
         except Exception:
             bar = None
-    for (M, N, K), dname, layout in jobs:
+    for M, N, K, dname, layout, seed in jobs:
         dt = DTYPES[dname]
         flops = 2.0 * M * N * K
         set_bytes = (M * K + K * N) * 2
@@ -257,6 +257,8 @@ def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumul
             c = backend.alloc(M, N, dt, random=False)
             sets.append((a, b, c))
         base = {"M": M, "N": N, "K": K, "dtype": dname, "layout": layout, "accumulate": accumulate}
+        if seed is not None:
+            base["seed"] = seed
         lt = _core.Layout.TN if layout == "TN" else _core.Layout.NN
         cd = _core.DType.float16 if dt == float16 else _core.DType.bfloat16
         acc = _core.Accum.f32 if accumulate == "f32" else _core.Accum.f16
@@ -294,6 +296,8 @@ def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumul
                 if bar:
                     bar.update(1)
                 continue
+            if k["name"] == "auto":
+                row["picked"] = _core.plan("auto", M, N, K, cd, lt, acc, True, 1, 0)[1]
             try:
                 # correctness first, on poisoned output
                 backend.poison(c0[0])
@@ -544,7 +548,7 @@ def to_markdown(result) -> str:
     cub_sus = {(r["M"], r["N"], r["K"], r["dtype"], r["layout"]): r["sustained"]["tflops"] for r in result["rows"]
                if r["kernel"].startswith("cuBLAS") and "sustained" in r}
     for r in result["rows"]:
-        shape = f"{r['M']}x{r['N']}x{r['K']}"
+        shape = (f"s{r['seed']}: " if "seed" in r else "") + f"{r['M']}x{r['N']}x{r['K']}"
         if "median_ms" not in r:
             lines.append(f"| {shape} | {r['dtype']} | {r['layout']} | {r['kernel']} | | | | | "
                          + ("| " if paired else "") + "| | | " + ("| | | | " if sus else "") + f"{r.get('status', '')} |")
@@ -560,12 +564,70 @@ def to_markdown(result) -> str:
         pv = (f"{r['vs_cublas_paired']:.2f}x | " if r.get("vs_cublas_paired") else " | ") if paired else ""
         err = f"{r['rel_err']:.1e}" if r.get("rel_err") is not None else ""
         peak = f"{r['vs_mma_peak']:.2f}" if r.get("vs_mma_peak") else ""
-        lines.append(f"| {shape} | {r['dtype']} | {r['layout']} | {r['kernel']} | {r['tflops']:.1f} | "
+        kname = r["kernel"] + (f" → {r['picked']}" if r.get("picked") else "")
+        lines.append(f"| {shape} | {r['dtype']} | {r['layout']} | {kname} | {r['tflops']:.1f} | "
                      f"{r['median_ms']:.3f} | {r['min_ms']:.3f} / {r['max_ms']:.3f} | {vs} | {pv}{peak} | {err} | "
                      f"{r.get('sm_clock_mhz') or ''} | {su}{r.get('status', 'reference')} |")
+    summary = ratio_summary(result["rows"])
+    if summary:
+        lines += ["", "## Paired ratio to cuBLAS per kernel and seed", "",
+                  "| seed | kernel | rows | geometric mean | worst | worst row |", "|---|---|---:|---:|---:|---|"]
+        for r in summary:
+            lines.append(f"| {r['seed']} | {r['kernel']} | {r['rows']} | {r['geomean']:.3f}x | {r['min']:.3f}x | "
+                         f"{r['worst']} |")
     if result.get("feature_rows"):
         lines.append(features_markdown(result["feature_rows"]))
     return "\n".join(lines) + "\n"
+
+
+def ratio_summary(rows):
+    """Per (seed, kernel) over rows with a paired ratio: geometric mean and
+    minimum (the random preset's figures); rows without a seed count as
+    seed '-' (fixed shapes)."""
+    groups = {}
+    for r in rows:
+        v = r.get("vs_cublas_paired")
+        if v and not r["kernel"].startswith("cuBLAS"):
+            groups.setdefault((r.get("seed", "-"), r["kernel"]), []).append(r)
+    out = []
+    for (seed, kernel), rs in groups.items():
+        w = min(rs, key=lambda r: r["vs_cublas_paired"])
+        out.append({"seed": seed, "kernel": kernel, "rows": len(rs), "geomean": geomean([r["vs_cublas_paired"] for r in rs]),
+                    "min": w["vs_cublas_paired"],
+                    "worst": f"{w['M']}x{w['N']}x{w['K']} {w['dtype']} {w['layout']}"
+                             + (f" ({w['picked']})" if w.get("picked") else "")})
+    return out
+
+
+def _plot_ratio_vs_size(result, out_dir, plt) -> list:
+    """The random preset's rows: each kernel's paired ratio to cuBLAS against
+    the problem's FLOPs, one marker per seed (ratio_vs_size.png)."""
+    rows = [r for r in result["rows"] if "seed" in r and r.get("vs_cublas_paired")]
+    if not rows:
+        return []
+    fig, ax = plt.subplots(figsize=(11, 5.5))
+    kernels_ = list(dict.fromkeys(r["kernel"] for r in rows))
+    seeds = sorted({r["seed"] for r in rows})
+    markers = "osD^vP*X"
+    for i, name in enumerate(kernels_):
+        for j, seed in enumerate(seeds):
+            sel = [r for r in rows if r["kernel"] == name and r["seed"] == seed]
+            if sel:
+                ax.scatter([2.0 * r["M"] * r["N"] * r["K"] for r in sel], [r["vs_cublas_paired"] for r in sel],
+                           marker=markers[j % len(markers)], color=plt.cm.tab10(i % 10), alpha=0.8,
+                           label=f"{name}, seed {seed}")
+    ax.axhline(1.0, color="black", linewidth=1)
+    ax.set_xscale("log")
+    ax.set_xlabel("problem size, FLOPs (2MNK)")
+    ax.set_ylabel("speed vs cuBLAS, paired (same clocks)")
+    ax.set_title(f"{result['environment'].get('gpu')}: random shapes (M, N, K in 256-8192)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    path = os.path.join(out_dir, "ratio_vs_size.png")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return [path]
 
 
 def plot(result, out_dir) -> list:
@@ -578,8 +640,8 @@ def plot(result, out_dir) -> list:
     import matplotlib.pyplot as plt
 
     os.makedirs(out_dir, exist_ok=True)
-    written = []
-    rows = [r for r in result["rows"] if "tflops" in r and r["M"] == r["N"] == r["K"]]
+    written = _plot_ratio_vs_size(result, out_dir, plt)
+    rows = [r for r in result["rows"] if "tflops" in r and r["M"] == r["N"] == r["K"] and "seed" not in r]
     cmaps = {"sm89": plt.cm.viridis, "sm90": plt.cm.autumn, "sm100": plt.cm.cool}
     styles = ["-", "--", "-.", ":"]
     for dname in sorted({r["dtype"] for r in rows}):
@@ -634,17 +696,6 @@ def plot(result, out_dir) -> list:
     return written
 
 
-def _parse_shapes(items):
-    shapes = []
-    for it in items:
-        if it in PRESETS:
-            shapes += PRESETS[it]
-            continue
-        parts = [int(x) for x in it.lower().split("x")]
-        shapes.append(tuple(parts * 3) if len(parts) == 1 else tuple(parts))
-    return shapes
-
-
 def write_results(res, args, to_markdown_fn, plot_fn, fresh=True) -> None:
     """A run's table (printed when `fresh`, and to --md), its JSON (--json, when
     `fresh`: a replot keeps the file it read) and its plots (--plot)."""
@@ -665,7 +716,11 @@ def write_results(res, args, to_markdown_fn, plot_fn, fresh=True) -> None:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m tcgemm bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--preset", nargs="*", default=[], choices=sorted(PRESETS), help="shape sets")
+    p.add_argument("--preset", nargs="*", default=[], choices=sorted(PRESETS) + ["random"],
+                   help="shape sets; 'random' draws --count jobs per --seed (M, N, K in 256-8192, half of each "
+                        "a multiple of 8, dtype and layout drawn from --dtypes and --layouts)")
+    p.add_argument("--seed", nargs="*", type=int, default=[], help="seeds of the random preset (default 0)")
+    p.add_argument("--count", type=int, default=24, help="random jobs per seed")
     p.add_argument("--shapes", nargs="*", default=[], help="e.g. 4096 or 128x8192x8192 (MxNxK)")
     p.add_argument("--kernels", nargs="*", default=[], help="glob patterns over kernel names")
     p.add_argument("--dtypes", nargs="*", default=["fp16"], choices=sorted(DTYPES))
@@ -703,13 +758,16 @@ def main(argv=None) -> int:
     if _core.device_count() == 0:
         print("tcgemm bench: no CUDA device was found; nothing to time.", file=sys.stderr)
         return 1
-    shapes = _parse_shapes(args.preset + args.shapes) or PRESETS["quick"]
+    seeds = (args.seed or [0]) if "random" in args.preset else []
+    shapes = parse_shapes([x for x in args.preset if x != "random"] + args.shapes)
+    if not shapes and not seeds:
+        shapes = PRESETS["quick"]
     if args.only_features:
         res = {"environment": _environment(_backend()), "rows": []}
     else:
         res = run(shapes, args.kernels, args.dtypes, args.layouts, args.accumulate, args.warmup, args.iters,
                   backend=_backend("none" if args.no_cublas else None), paired_rounds=args.paired,
-                  sustain_s=args.sustain)
+                  sustain_s=args.sustain, seeds=seeds, count=args.count)
     if args.features or args.only_features:
         res["feature_rows"] = run_features(warmup=args.warmup, iters=args.iters)
     write_results(res, args, to_markdown, plot)

@@ -8,9 +8,42 @@ from tcgemm import bench
 
 
 def test_shape_parsing_and_presets():
-    assert bench._parse_shapes(["4096", "16x8192x8192"]) == [(4096, 4096, 4096), (16, 8192, 8192)]
-    assert (4095, 4097, 4093) in bench._parse_shapes(["odd"])
+    assert bench.parse_shapes(["4096", "16x8192x8192"]) == [(4096, 4096, 4096), (16, 8192, 8192)]
+    assert (4095, 4097, 4093) in bench.parse_shapes(["odd"])
     assert len(bench.select_kernels(["sm89.mma.s*"])) == 4
+
+
+def test_random_and_llm_presets():
+    from tcgemm import bench_shapes as bs
+    a, b = bs.random_jobs(7, 40), bs.random_jobs(7, 40)
+    assert a == b and a != bs.random_jobs(8, 40)  # a seed is a fixed set of shapes
+    dims = [d for j in a for d in j[:3]]
+    assert all(256 <= d <= 8192 for d in dims)
+    assert any(d % 8 for d in dims) and sum(d % 8 == 0 for d in dims) > len(dims) // 4  # ragged and aligned
+    assert {j[3] for j in a} == {"fp16", "bf16"} and {j[4] for j in a} == {"TN", "NN"}
+    assert {j[3] for j in bs.random_jobs(7, 10, dtypes=("bf16",))} == {"bf16"}
+    jobs = bs.jobs_for([(64, 64, 64)], ["fp16"], ["TN", "NN"], seeds=[1, 2], count=3)
+    assert len(jobs) == 2 + 6 and jobs[0] == (64, 64, 64, "fp16", "TN", None) and jobs[-1][-1] == 2
+    assert (16, 14336 * 2, 4096) in bs.PRESETS["llm"] and (4096, 8192, 28672) in bs.PRESETS["llm"]
+    assert bs.geomean([0.5, 2.0]) == pytest.approx(1.0)
+    rows = [{"kernel": "auto", "seed": 1, "M": 1, "N": 2, "K": 3, "dtype": "fp16", "layout": "TN",
+             "vs_cublas_paired": v, "picked": "sm90.ws_persistent"} for v in (0.5, 2.0)]
+    rows.append({"kernel": "cuBLAS (torch)", "seed": 1, "M": 1, "N": 2, "K": 3, "vs_cublas_paired": 1.0})
+    (summ,) = bench.ratio_summary(rows)
+    assert summ["rows"] == 2 and summ["min"] == 0.5 and summ["geomean"] == pytest.approx(1.0)
+    assert "(sm90.ws_persistent)" in summ["worst"]
+
+
+@gpu
+def test_random_preset_with_auto(tmp_path):
+    out = tmp_path / "r.json"
+    rc = bench.main(["--preset", "random", "--seed", "3", "--count", "2", "--kernels", "auto", "--iters", "3",
+                     "--warmup", "1", "--paired", "2", "--json", str(out), "--md", str(tmp_path / "r.md")])
+    assert rc == 0
+    rows = [r for r in json.loads(out.read_text())["rows"] if r["kernel"] == "auto"]
+    assert len(rows) == 2 and all(r["seed"] == 3 and r["status"] == "ok" and r["picked"] for r in rows)
+    if "vs_cublas" in rows[0]:
+        assert "geometric mean" in (tmp_path / "r.md").read_text()
 
 
 @gpu

@@ -1,0 +1,72 @@
+"""The benchmark's shape sets: fixed presets, the x @ w.T shapes of common
+model widths ("llm"), and seeded random shapes ("random").
+
+A job is (M, N, K, dtype, layout); fixed presets are crossed with the
+--dtypes and --layouts asked for, the random preset draws its own per shape.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+PRESETS = {
+    "quick": [(4096, 4096, 4096)],
+    "squares": [(s, s, s) for s in (1024, 2048, 4096, 8192, 16384)],
+    # x @ w.T decode shapes: few rows against 8192 x 8192 weights
+    "skinny": [(m, 8192, 8192) for m in (16, 64, 128, 512)],
+    "short_k": [(8192, 8192, k) for k in (128, 512)],
+    "odd": [(4000, 4000, 4000), (4095, 4097, 4093), (1000, 1000, 1000)],
+}
+PRESETS["all"] = PRESETS["squares"] + PRESETS["skinny"] + PRESETS["short_k"] + PRESETS["odd"]
+
+# (N, K) of the weights of a transformer layer, x @ w.T: Llama-3-8B-like
+# (hidden 4096, GQA qkv 6144, MLP 14336) and 70B-like (hidden 8192, qkv 10240,
+# MLP 28672); fused gate+up as one weight.
+LLM_WEIGHTS = [(6144, 4096), (4096, 4096), (28672, 4096), (4096, 14336),
+               (10240, 8192), (8192, 8192), (57344, 8192), (8192, 28672)]
+LLM_ROWS = (16, 64, 256, 4096)  # decode batches and a prefill chunk
+PRESETS["llm"] = [(m, n, k) for m in LLM_ROWS for n, k in LLM_WEIGHTS]
+
+LOW, HIGH = 256, 8192
+
+
+def random_jobs(seed: int, count: int, dtypes=("fp16", "bf16"), layouts=("TN", "NN")):
+    """`count` jobs (M, N, K, dtype, layout) drawn from `seed`: each dimension
+    uniform in [256, 8192], half of them multiples of 8 and half any integer
+    (ragged), the dtype and layout drawn per job from those given."""
+    rng = np.random.default_rng(seed)
+    jobs = []
+    for _ in range(count):
+        dims = []
+        for _ in range(3):
+            v = int(rng.integers(LOW, HIGH + 1))
+            if rng.random() < 0.5:
+                v = max(LOW, v // 8 * 8)
+            dims.append(v)
+        jobs.append((*dims, str(rng.choice(list(dtypes))), str(rng.choice(list(layouts)))))
+    return jobs
+
+
+def parse_shapes(items):
+    """Preset names and MxNxK strings (or one size for a square) -> shapes."""
+    shapes = []
+    for it in items:
+        if it in PRESETS:
+            shapes += PRESETS[it]
+            continue
+        parts = [int(x) for x in it.lower().split("x")]
+        shapes.append(tuple(parts * 3) if len(parts) == 1 else tuple(parts))
+    return shapes
+
+
+def jobs_for(shapes, dtypes, layouts, seeds=(), count=24):
+    """Fixed shapes crossed with dtypes and layouts, then each seed's random
+    jobs; -> [(M, N, K, dtype, layout, seed or None)]."""
+    jobs = [(*s, d, l, None) for s in shapes for d in dtypes for l in layouts]
+    for seed in seeds:
+        jobs += [(*j, seed) for j in random_jobs(seed, count, dtypes, layouts)]
+    return jobs
+
+
+def geomean(xs):
+    xs = [x for x in xs if x and x > 0]
+    return float(np.exp(np.mean(np.log(xs)))) if xs else None
