@@ -26,11 +26,12 @@ def test_random_and_llm_presets():
     assert len(jobs) == 2 + 6 and jobs[0] == (64, 64, 64, "fp16", "TN", None) and jobs[-1][-1] == 2
     assert (16, 14336 * 2, 4096) in bs.PRESETS["llm"] and (4096, 8192, 28672) in bs.PRESETS["llm"]
     assert bs.geomean([0.5, 2.0]) == pytest.approx(1.0)
-    rows = [{"kernel": "auto", "seed": 1, "M": 1, "N": 2, "K": 3, "dtype": "fp16", "layout": "TN",
-             "vs_cublas_paired": v, "picked": "sm90.ws_persistent"} for v in (0.5, 2.0)]
+    rows = [{"kernel": "auto", "seed": 1, "M": m, "N": 16, "K": 24, "dtype": "fp16", "layout": "TN",
+             "vs_cublas_paired": v, "picked": "sm90.ws_persistent"} for m, v in ((1, 0.5), (8, 2.0))]
     rows.append({"kernel": "cuBLAS (torch)", "seed": 1, "M": 1, "N": 2, "K": 3, "vs_cublas_paired": 1.0})
-    (summ,) = bench.ratio_summary(rows)
-    assert summ["rows"] == 2 and summ["min"] == 0.5 and summ["geomean"] == pytest.approx(1.0)
+    summ, aligned = bench.ratio_summary(rows)
+    assert aligned["subset"] == "multiples of 8" and aligned["rows"] == 1 and aligned["min"] == 2.0
+    assert summ["subset"] == "all" and summ["rows"] == 2 and summ["min"] == 0.5 and summ["geomean"] == pytest.approx(1.0)
     assert "(sm90.ws_persistent)" in summ["worst"]
 
 
