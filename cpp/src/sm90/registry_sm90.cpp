@@ -34,8 +34,9 @@ std::vector<KernelInfo> sm90_kernels() {
        "+ 2-CTA clusters along M: each CTA loads half of the shared B tile and TMA multicasts it to both", 90,
        dtypes, layouts, accums, 128, 256, 64, 4, TCGEMM_FN(launch_ws_mcast), sass, features},
       {"sm90.ws_splitk", "sm90",
-       "ws_persistent + split-K when the tiles cannot fill the GPU (M <= 64: 64x256 tiles): fp32 partials "
-       "summed in a fixed order (deterministic) by a second kernel that applies the epilogue",
+       "ws_persistent + split-K: every tile when the tiles cannot fill the GPU (M <= 64: 64x256 tiles), only the "
+       "last partial wave's tile rows otherwise (the split tail); fp32 partials summed in a fixed order "
+       "(deterministic) by a second kernel that applies the epilogue",
        90, dtypes, layouts, accums, 128, 256, 64, 4, TCGEMM_FN(launch_ws_splitk), sass, features | kSplitK,
        TCGEMM_FN(workspace_ws_splitk)},
       {"sm90.ws_pingpong", "sm90",
