@@ -118,6 +118,7 @@ int main() {
     CHECK(first(2504, 1896, 7136) == "sm90.ws_splitk");
     CHECK(first(2504, 1896, 7136, 1) != "sm90.ws_splitk");  // split_k=1: never split
     CHECK(first(2360, 3440, 3424) == "sm90.ws_pingpong");
+    CHECK(first(2384, 1792, 4184) == "sm90.ws_mcast");  // misaligned rows and a 1-tile last wave: its split tail
     {
       GemmArgs a = good();
       a.M = 3072, a.N = 5120, a.K = 7000;

@@ -99,8 +99,14 @@ Sm90Costs sm90_costs(const GemmArgs& a, int sms) {
   const int tm = static_cast<int>(ceil_div(a.M, 128)), tn = static_cast<int>(ceil_div(a.N, 256));
   const sched::PersistentSchedule wide{tm, tn, 8, 1, batch, 1};
   c.persistent = sched::schedule_cost(wide, k_tiles, sms) * (1.0 + pen * (1.0 / 0.64 - 1.0));
+  // ws_mcast applies the split-tail policy to its cluster rows itself.
   const sched::PersistentSchedule pair{tm, tn, 8, 2, batch, 1};
-  c.mcast = sched::schedule_cost(pair, k_tiles, sms / 2) / 0.98 * (1.0 + pen * (0.98 / 0.94 - 1.0));
+  sched::PersistentSchedule pair_plan = pair;
+  if (a.split_k != 1) {
+    const sched::SplitPlan mp = sched::choose_split_plan(0, pair, k_tiles, sms / 2);
+    if (mp.splits > 1 && mp.dp_rows > 0) pair_plan.splits = mp.splits, pair_plan.dp_rows = mp.dp_rows;
+  }
+  c.mcast = sched::schedule_cost(pair_plan, k_tiles, sms / 2) / 0.98 * (1.0 + pen * (0.98 / 0.94 - 1.0));
   const sched::PersistentSchedule square{tm, static_cast<int>(ceil_div(a.N, 128)), 8, 1, batch, 1};
   c.pingpong = sched::schedule_cost(square, k_tiles, sms) * 0.5 / 0.93 * (1.0 + pen * (0.93 / 0.51 - 1.0));
   const sched::SplitPlan plan = sched::choose_split_plan(0, wide, k_tiles, sms);

@@ -31,8 +31,10 @@ std::vector<KernelInfo> sm90_kernels() {
        "registers -> swizzled smem -> TMA store while the producer loads the next tile",
        90, dtypes, layouts, accums, 128, 256, 64, 4, TCGEMM_FN(launch_ws_persistent), sass, features},
       {"sm90.ws_mcast", "sm90",
-       "+ 2-CTA clusters along M: each CTA loads half of the shared B tile and TMA multicasts it to both", 90,
-       dtypes, layouts, accums, 128, 256, 64, 4, TCGEMM_FN(launch_ws_mcast), sass, features},
+       "+ 2-CTA clusters along M: each CTA loads half of the shared B tile and TMA multicasts it to both "
+       "(and ws_splitk's split tail over cluster rows)",
+       90, dtypes, layouts, accums, 128, 256, 64, 4, TCGEMM_FN(launch_ws_mcast), sass, features | kSplitK,
+       TCGEMM_FN(workspace_ws_mcast)},
       {"sm90.ws_splitk", "sm90",
        "ws_persistent + split-K: every tile when the tiles cannot fill the GPU (M <= 64: 64x256 tiles), only the "
        "last partial wave's tile rows otherwise (the split tail); fp32 partials summed in a fixed order "
