@@ -159,7 +159,11 @@ std::vector<const char*> auto_preference(int cc, const GemmArgs& args, int sms) 
     const Sm90Costs c = sm90_costs(args, sms);
     const int64_t wide_tiles = ceil_div(args.M, 128) * ceil_div(args.N, 256) * args.batch;
     const int64_t square_tiles = ceil_div(args.M, 128) * ceil_div(args.N, 128) * args.batch;
-    if (wide_tiles < sms && square_tiles <= sms && !c.misaligned)
+    // But where even those would leave more than 3/4 of the SMs idle and the
+    // decode policy splits, split K: 600x752x4832 (30 square tiles) ping-pong
+    // 0.76-0.83x, split-K 0.84-0.86x (M = 128 against 8192^2 has 64).
+    const bool few = square_tiles * 4 < sms && sched::choose_splits(args.split_k, wide_tiles, k_tiles, sms) > 1;
+    if (wide_tiles < sms && square_tiles <= sms && !c.misaligned && !few)
       return then({"sm90.ws_pingpong", "sm90.ws_persistent"});
     // Split-K with 128-row tiles where the decode policy splits every tile.
     if (args.split_k != 1 && sched::choose_splits(args.split_k, wide_tiles, k_tiles, sms) > 1)
