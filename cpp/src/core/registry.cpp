@@ -97,24 +97,27 @@ Sm90Costs sm90_costs(const GemmArgs& a, int sms) {
   const int k_tiles = static_cast<int>(ceil_div(a.K, 64));
   const int batch = static_cast<int>(a.batch);
   const int tm = static_cast<int>(ceil_div(a.M, 128)), tn = static_cast<int>(ceil_div(a.N, 256));
+  // A kernel's time scale on misaligned rows: its speed there against its speed aligned.
+  const auto misaligned_scale = [&](double aligned, double misaligned) {
+    return 1.0 + pen * (aligned / misaligned - 1.0);
+  };
+  // The schedule's cost with the split tail where the policy takes it (0: it does not).
+  const auto tail_cost = [&](sched::PersistentSchedule s, int workers) -> int64_t {
+    const sched::SplitPlan p = sched::choose_split_plan(0, s, k_tiles, workers);
+    if (a.split_k == 1 || p.splits < 2 || p.dp_rows == 0) return 0;
+    s.splits = p.splits, s.dp_rows = p.dp_rows;
+    return sched::schedule_cost(s, k_tiles, workers);
+  };
   const sched::PersistentSchedule wide{tm, tn, 8, 1, batch, 1};
-  c.persistent = sched::schedule_cost(wide, k_tiles, sms) * (1.0 + pen * (1.0 / 0.64 - 1.0));
+  c.persistent = sched::schedule_cost(wide, k_tiles, sms) * misaligned_scale(1.0, 0.64);
+  c.split_tail = tail_cost(wide, sms) * misaligned_scale(1.0, 0.64);
   // ws_mcast applies the split-tail policy to its cluster rows itself.
   const sched::PersistentSchedule pair{tm, tn, 8, 2, batch, 1};
-  sched::PersistentSchedule pair_plan = pair;
-  if (a.split_k != 1) {
-    const sched::SplitPlan mp = sched::choose_split_plan(0, pair, k_tiles, sms / 2);
-    if (mp.splits > 1 && mp.dp_rows > 0) pair_plan.splits = mp.splits, pair_plan.dp_rows = mp.dp_rows;
-  }
-  c.mcast = sched::schedule_cost(pair_plan, k_tiles, sms / 2) / 0.98 * (1.0 + pen * (0.98 / 0.94 - 1.0));
+  const int64_t pair_tail = tail_cost(pair, sms / 2);
+  c.mcast = (pair_tail ? pair_tail : sched::schedule_cost(pair, k_tiles, sms / 2)) / 0.98 *
+            misaligned_scale(0.98, 0.94);
   const sched::PersistentSchedule square{tm, static_cast<int>(ceil_div(a.N, 128)), 8, 1, batch, 1};
-  c.pingpong = sched::schedule_cost(square, k_tiles, sms) * 0.5 / 0.93 * (1.0 + pen * (0.93 / 0.51 - 1.0));
-  const sched::SplitPlan plan = sched::choose_split_plan(0, wide, k_tiles, sms);
-  if (plan.splits > 1 && plan.dp_rows > 0) {
-    sched::PersistentSchedule t = wide;
-    t.splits = plan.splits, t.dp_rows = plan.dp_rows;
-    c.split_tail = sched::schedule_cost(t, k_tiles, sms) * (1.0 + pen * (1.0 / 0.64 - 1.0));
-  }
+  c.pingpong = sched::schedule_cost(square, k_tiles, sms) * 0.5 / 0.93 * misaligned_scale(0.93, 0.51);
   return c;
 }
 
