@@ -14,7 +14,7 @@ def test_shape_parsing_and_presets():
 
 
 def test_random_and_llm_presets():
-    from tcgemm import bench_shapes as bs
+    from tcgemm.bench import shapes as bs
     a, b = bs.random_jobs(7, 40), bs.random_jobs(7, 40)
     assert a == b and a != bs.random_jobs(8, 40)  # a seed is a fixed set of shapes
     dims = [d for j in a for d in j[:3]]
@@ -134,7 +134,7 @@ def test_replot_the_committed_results_without_a_gpu(tmp_path):
 
 
 def test_user_path_table_from_rows():
-    from tcgemm import bench_user
+    from tcgemm.bench import user as bench_user
     res = {"environment": {"gpu": "G", "date": "d", "pcie": {"pageable_h2d_gbps": 22.0, "pinned_h2d_gbps": 55.0},
                            "tcgemm": {"version": "0", "archs": ["90a"]}},
            "rows": [dict(path="overhead", variant="out", M=64, N=64, K=64, dtype="fp16", tcgemm_ms=0.02,
@@ -150,7 +150,7 @@ def test_user_path_table_from_rows():
 @gpu
 def test_user_path_tiny(monkeypatch):
     pytest.importorskip("torch")
-    from tcgemm import bench_user
+    from tcgemm.bench import user as bench_user
     for name, value in (("OVERHEAD", [(64, 64, 64)]), ("GRAPH", [(64, 128, 256)]), ("SQUARES", [256]),
                         ("DECODE", [(16, 256, 512)]), ("NUMPY", [512])):
         monkeypatch.setattr(bench_user, name, value)

@@ -24,8 +24,9 @@ import time
 
 import numpy as np
 
-from . import _core
-from ._api import empty_pinned, matmul
+from .. import _core
+from .._api import empty_pinned, matmul
+from .shapes import L2_BYTES
 
 SQUARES = [1024, 2048, 4096, 8192]
 DECODE = [(1, 4096, 4096), (16, 4096, 4096), (64, 8192, 8192), (256, 4096, 4096), (16, 14336, 4096),
@@ -33,7 +34,6 @@ DECODE = [(1, 4096, 4096), (16, 4096, 4096), (64, 8192, 8192), (256, 4096, 4096)
 OVERHEAD = [(64, 64, 64), (256, 256, 256), (16, 4096, 4096), (1024, 1024, 1024)]
 GRAPH = [(16, 4096, 4096), (64, 8192, 8192), (1024, 1024, 1024), (4096, 4096, 4096)]
 NUMPY = [4096, 8192]
-L2_BYTES = 60 << 20
 
 
 def _torch():
@@ -244,12 +244,12 @@ def numpy_rows(torch, rounds, bw):
 
 def run(rounds=5, parts=("overhead", "kernel", "graph", "numpy"), log=print):
     torch = _torch()
-    from .bench import _environment
+    from .timing import environment
 
     class _B:
         version = f"torch {torch.__version__}, CUDA {torch.version.cuda}"
 
-    res = {"environment": _environment(_B()), "rows": []}
+    res = {"environment": environment(_B()), "rows": []}
     bw = bandwidth(torch)
     res["environment"]["pcie"] = bw
     log(f"host<->device: {bw}")
@@ -349,7 +349,7 @@ def plot(res, out_dir) -> list:
 
 def main(args) -> int:
     import json
-    from .bench import write_results
+    from .report import write_results
     if args.replot:
         with open(args.replot) as f:
             write_results(json.load(f), args, to_markdown, plot, fresh=False)

@@ -8,6 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._api import bfloat16, float16
+
+DTYPES = {"fp16": float16, "bf16": bfloat16}
+L2_BYTES = 60 * 1024 * 1024  # the H200's L2: operand sets rotate past it
+
 PRESETS = {
     "quick": [(4096, 4096, 4096)],
     "squares": [(s, s, s) for s in (1024, 2048, 4096, 8192, 16384)],
