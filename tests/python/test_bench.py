@@ -22,6 +22,10 @@ def test_random_and_llm_presets():
     assert any(d % 8 for d in dims) and sum(d % 8 == 0 for d in dims) > len(dims) // 4  # ragged and aligned
     assert {j[3] for j in a} == {"fp16", "bf16"} and {j[4] for j in a} == {"TN", "NN"}
     assert {j[3] for j in bs.random_jobs(7, 10, dtypes=("bf16",))} == {"bf16"}
+    # --aligned-share 1: the same seed's shapes, every dimension rounded down to a multiple of 8
+    al = bs.random_jobs(7, 40, aligned=1.0)
+    assert [j[3:] for j in al] == [j[3:] for j in a] and all(d % 8 == 0 for j in al for d in j[:3])
+    assert [d // 8 * 8 for j in a for d in j[:3]] == [d for j in al for d in j[:3]]
     jobs = bs.jobs_for([(64, 64, 64)], ["fp16"], ["TN", "NN"], seeds=[1, 2], count=3)
     assert len(jobs) == 2 + 6 and jobs[0] == (64, 64, 64, "fp16", "TN", None) and jobs[-1][-1] == 2
     assert (16, 14336 * 2, 4096) in bs.PRESETS["llm"] and (4096, 8192, 28672) in bs.PRESETS["llm"]

@@ -34,6 +34,9 @@ def main(argv=None) -> int:
                         "a multiple of 8, dtype and layout drawn from --dtypes and --layouts)")
     p.add_argument("--seed", nargs="*", type=int, default=[], help="seeds of the random preset (default 0)")
     p.add_argument("--count", type=int, default=24, help="random jobs per seed")
+    p.add_argument("--aligned-share", type=float, default=0.5, metavar="P",
+                   help="random preset: the share of dimensions rounded to a multiple of 8 (1: every shape "
+                        "aligned; the same draws per seed whatever P is)")
     p.add_argument("--shapes", nargs="*", default=[], help="e.g. 4096 or 128x8192x8192 (MxNxK)")
     p.add_argument("--kernels", nargs="*", default=[], help="glob patterns over kernel names")
     p.add_argument("--dtypes", nargs="*", default=["fp16"], choices=sorted(DTYPES))
@@ -80,7 +83,8 @@ def main(argv=None) -> int:
     else:
         res = run(shapes, args.kernels, args.dtypes, args.layouts, args.accumulate, args.warmup, args.iters,
                   backend=backend_for("none" if args.no_cublas else None), paired_rounds=args.paired,
-                  sustain_s=args.sustain, seeds=seeds, count=args.count)
+                  sustain_s=args.sustain, seeds=seeds, count=args.count,
+                  aligned=args.aligned_share)
     if args.features or args.only_features:
         res["feature_rows"] = run_features(warmup=args.warmup, iters=args.iters)
     write_results(res, args, to_markdown, plot)

@@ -38,7 +38,7 @@ def select_kernels(patterns):
 
 
 def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumulate="f32", warmup=5, iters=30,
-        backend=None, progress=True, paired_rounds=4, sustain_s=0.0, seeds=(), count=24):
+        backend=None, progress=True, paired_rounds=4, sustain_s=0.0, seeds=(), count=24, aligned=0.5):
     """Benchmark; returns {"environment": ..., "rows": [...]}. Never asserts speed.
     `shapes` are crossed with `dtypes` and `layouts`; each of `seeds` adds
     `count` random jobs (shapes.random_jobs), whose rows carry the seed."""
@@ -53,7 +53,7 @@ def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumul
     peak_sustained = {fed: sustained_ceiling(sustain_s, fed) for fed in (False, True)} \
         if peaks and sustain_s > 0 else None
     rows = []
-    jobs = jobs_for(shapes, dtypes, layouts, seeds, count)
+    jobs = jobs_for(shapes, dtypes, layouts, seeds, count, aligned)
     bar = None
     if progress:
         try:
@@ -151,9 +151,11 @@ def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumul
     env = environment(backend)
     if sustain_s > 0:
         env["sustain_s"] = sustain_s
+    if seeds:
+        env["random_aligned_share"] = aligned
     if peaks:
         env["mma_sync_peak_tflops"] = peaks
-        env["mma_sync_peaksm_clock_mhz"] = peak_clock
+        env["mma_sync_peak_sm_clock_mhz"] = peak_clock
         if peak_sustained:
             env["mma_sync_peak_sustained"] = peak_sustained[False]
             env["mma_sync_ldmatrix_peak_sustained"] = peak_sustained[True]

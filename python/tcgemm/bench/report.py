@@ -17,7 +17,7 @@ def to_markdown(result) -> str:
             lines.append(f"- {key.replace('_', ' ')}: {env[key]}")
     if env.get("mma_sync_peak_tflops"):
         pk = env["mma_sync_peak_tflops"]
-        clk = env.get("mma_sync_peaksm_clock_mhz")
+        clk = env.get("mma_sync_peak_sm_clock_mhz")
         lines.append(f"- mma.sync m16n8k16 ceiling (register-only loop): {pk['f32']:.0f} TFLOPS f32 accumulate, "
                      f"{pk['f16']:.0f} f16 accumulate" + (f" (at {clk} MHz)" if clk else "")
                      + "; 'of peak' = an Ada kernel's share of it")

@@ -34,17 +34,19 @@ PRESETS["llm"] = [(m, n, k) for m in LLM_ROWS for n, k in LLM_WEIGHTS]
 LOW, HIGH = 256, 8192
 
 
-def random_jobs(seed: int, count: int, dtypes=("fp16", "bf16"), layouts=("TN", "NN")):
+def random_jobs(seed: int, count: int, dtypes=("fp16", "bf16"), layouts=("TN", "NN"), aligned=0.5):
     """`count` jobs (M, N, K, dtype, layout) drawn from `seed`: each dimension
-    uniform in [256, 8192], half of them multiples of 8 and half any integer
-    (ragged), the dtype and layout drawn per job from those given."""
+    uniform in [256, 8192], a share `aligned` of them rounded down to a multiple
+    of 8 and the rest any integer (ragged), the dtype and layout drawn per job
+    from those given. The draws do not depend on `aligned`: aligned=1 gives the
+    same seed's shapes, every dimension rounded to a multiple of 8."""
     rng = np.random.default_rng(seed)
     jobs = []
     for _ in range(count):
         dims = []
         for _ in range(3):
             v = int(rng.integers(LOW, HIGH + 1))
-            if rng.random() < 0.5:
+            if rng.random() < aligned:
                 v = max(LOW, v // 8 * 8)
             dims.append(v)
         jobs.append((*dims, str(rng.choice(list(dtypes))), str(rng.choice(list(layouts)))))
@@ -63,12 +65,12 @@ def parse_shapes(items):
     return shapes
 
 
-def jobs_for(shapes, dtypes, layouts, seeds=(), count=24):
+def jobs_for(shapes, dtypes, layouts, seeds=(), count=24, aligned=0.5):
     """Fixed shapes crossed with dtypes and layouts, then each seed's random
     jobs; -> [(M, N, K, dtype, layout, seed or None)]."""
     jobs = [(*s, d, l, None) for s in shapes for d in dtypes for l in layouts]
     for seed in seeds:
-        jobs += [(*j, seed) for j in random_jobs(seed, count, dtypes, layouts)]
+        jobs += [(*j, seed) for j in random_jobs(seed, count, dtypes, layouts, aligned)]
     return jobs
 
 
