@@ -111,11 +111,13 @@ int main() {
     CHECK(first(256, 256, 256, 0, 128) == "sm90.ws_persistent");  // 128 batches: many tiles
     // The time model (sm90_costs) for shapes that fill the GPU: rows 16 bytes
     // into a 32-byte sector (K = 7000: 8 mod 16) send it to multicast, a last
-    // wave of 28 tiles to the split tail, 3 waves of 128x128 tiles beat 3 of
+    // wave of 28 tiles to the split tail (ws_mcast's over cluster rows, measured
+    // ahead of ws_splitk's), 3 waves of 128x128 tiles beat 3 of
     // 128x256 (266 tiles: the third wave 2 tiles).
     CHECK(first(3072, 5120, 7000) == "sm90.ws_mcast");
     CHECK(first(3072, 5120, 6976) == "sm90.ws_persistent");
-    CHECK(first(2504, 1904, 7136) == "sm90.ws_splitk");
+    CHECK(first(2504, 1904, 7136) == "sm90.ws_mcast");
+    CHECK(first(2384, 1792, 4096) == "sm90.ws_mcast");
     CHECK(first(2504, 1904, 7136, 1) != "sm90.ws_splitk");  // split_k=1: never split
     // NN with B rows of 1896 (8 mod 16): multicast, with its own split tail
     // (the two are within 2% in the model; measured 0.85x / 0.84x cuBLAS TN).

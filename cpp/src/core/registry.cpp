@@ -110,7 +110,11 @@ Sm90Costs sm90_costs(const GemmArgs& a, int sms) {
   };
   const sched::PersistentSchedule wide{tm, tn, 8, 1, batch, 1};
   c.persistent = sched::schedule_cost(wide, k_tiles, sms) * misaligned_scale(1.0, 0.64);
-  c.split_tail = tail_cost(wide, sms) * misaligned_scale(1.0, 0.64);
+  // ws_splitk's tail as measured beside ws_mcast's (run 6 of 2026-12-04, four
+  // aligned shapes with a short last wave: ws_mcast 2-4% ahead where the
+  // counts put it 2-7% behind): where every SM streams its own A and B the
+  // partial sums and their reduction cost more than kPartialCost/kReduceCost.
+  c.split_tail = tail_cost(wide, sms) * misaligned_scale(1.0, 0.64) / 0.92;
   // ws_mcast applies the split-tail policy to its cluster rows itself.
   const sched::PersistentSchedule pair{tm, tn, 8, 2, batch, 1};
   const int64_t pair_tail = tail_cost(pair, sms / 2);
