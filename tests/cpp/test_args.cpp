@@ -102,6 +102,10 @@ int main() {
     CHECK(first(128, 8192, 8192) == "sm90.ws_pingpong");   // 64 square tiles in one wave
     CHECK(first(1000, 1000, 1000) == "sm90.ws_pingpong");
     CHECK(first(64, 8192, 512) == "sm90.ws_pingpong");     // too short to split
+    CHECK(first(256, 4096, 4096) == "sm90.ws_pingpong");   // 64 square tiles, 64 k-tiles
+    CHECK(first(256, 4096, 14336) == "sm90.ws_splitk");    // ... but 224 k-tiles: split K
+    CHECK(first(200, 4096, 14336) == "sm90.ws_splitk");
+    CHECK(first(256, 4096, 14336, 1) == "sm90.ws_pingpong");
     CHECK(first(2048, 2048, 2048) == "sm90.ws_persistent"); // square tiles take two waves
     CHECK(first(512, 8192, 8192) == "sm90.ws_persistent");
     CHECK(first(4096, 4096, 4096) == "sm90.ws_persistent");

@@ -169,12 +169,17 @@ std::vector<const char*> auto_preference(int cc, const GemmArgs& args, int sms) 
     // But where even those would leave more than 3/4 of the SMs idle and the
     // decode policy splits, split K: 600x752x4832 (30 square tiles) ping-pong
     // 0.76-0.83x, split-K 0.84-0.86x (M = 128 against 8192^2 has 64).
-    const bool few = square_tiles * 4 < sms && sched::choose_splits(args.split_k, wide_tiles, k_tiles, sms) > 1;
+    // So too where they would leave half the SMs idle over a long K: M = 256
+    // and 200 against 4096 x 14336 weights (64 square tiles of 224 k-tiles)
+    // ping-pong 0.77-0.81x, split-K 0.97-1.01x, while M = 128 against 8192^2
+    // (64 tiles of 128 k-tiles) stays with ping-pong (run 1 of 2026-12-04,
+    // eighth session).
+    const bool splits = sched::choose_splits(args.split_k, wide_tiles, k_tiles, sms) > 1;
+    const bool few = splits && (square_tiles * 4 < sms || (square_tiles * 2 <= sms && k_tiles >= 192));
     if (wide_tiles < sms && square_tiles <= sms && !c.misaligned && !few)
       return then({"sm90.ws_pingpong", "sm90.ws_persistent"});
     // Split-K with 128-row tiles where the decode policy splits every tile.
-    if (args.split_k != 1 && sched::choose_splits(args.split_k, wide_tiles, k_tiles, sms) > 1)
-      return then({"sm90.ws_splitk", "sm90.ws_persistent"});
+    if (splits) return then({"sm90.ws_splitk", "sm90.ws_persistent"});
     // Enough tiles: the cheapest in the time model (sm90_costs).
     std::vector<std::pair<double, const char*>> by_cost = {{c.persistent, "sm90.ws_persistent"},
                                                            {c.mcast, "sm90.ws_mcast"},
