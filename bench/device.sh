@@ -50,7 +50,8 @@ for step in "$@"; do
       [ $rc -ne 0 ] && { tail -40 "$log"; exit 1; } ;;
     ctest)
       timeout $limit ctest --test-dir build --output-on-failure > "$log" 2>&1
-      say "$(el) ctest rc=$?: $(grep -E 'tests passed|tests failed' "$log")"
+      rc=$?  # before $(el) below, which would reset it
+      say "$(el) ctest rc=$rc: $(grep -E 'tests passed|tests failed' "$log")"
       grep -E "Failed|FAIL" "$log" | head -5 ;;
     pytest)
       # shellcheck disable=SC2086
@@ -66,21 +67,26 @@ for step in "$@"; do
       fi ;;
     sanitize)
       timeout $limit bash tests/sanitize.sh build "$arg" > "$log" 2>&1
-      say "$(el) sanitize '$arg' rc=$?: $(grep -cE 'ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards' "$log") clean summaries"
+      rc=$?  # before $(el) below, which would reset it
+      say "$(el) sanitize '$arg' rc=$rc: $(grep -cE 'ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards' "$log") clean summaries"
       grep -E "SUMMARY" "$log" | sort | uniq -c | head -8 ;;
     sass)
       timeout $limit python3 tests/sass/check_sass.py build/libtcgemm.a > "$log" 2>&1
-      say "$(el) check_sass rc=$?: $(tail -1 "$log")" ;;
+      rc=$?  # before $(el) below, which would reset it
+      say "$(el) check_sass rc=$rc: $(tail -1 "$log")" ;;
     bench | user)
       extra=""
       [ "$name" = user ] && extra="--user-path"
       # shellcheck disable=SC2086
       (set -f; timeout $limit python3 -m tcgemm bench $extra $arg) > "$log" 2>&1
-      say "$(el) $name $arg: rc=$?"
+      rc=$?  # before $(el) below, which would reset it
+      say "$(el) $name $arg: rc=$rc"
+      [ $rc -ne 0 ] && tail -5 "$log"
       grep -E "^(overhead|torch_|graph|numpy|host<->device)" "$log" | head -80 ;;
     py)
       timeout $limit python3 -c "$arg" > "$log" 2>&1
-      say "$(el) py: rc=$?"
+      rc=$?  # before $(el) below, which would reset it
+      say "$(el) py: rc=$rc"
       tail -30 "$log" ;;
     ncu)
       read -r regex specs <<< "$arg"
@@ -88,11 +94,13 @@ for step in "$@"; do
       timeout $limit ncu --clock-control none -k "regex:$regex" \
         ${NCU_ARGS:---section SpeedOfLight --section MemoryWorkloadAnalysis} python3 bench/launch_once.py $specs \
         > "$log" 2>&1
-      say "$(el) ncu $arg: rc=$?"
+      rc=$?  # before $(el) below, which would reset it
+      say "$(el) ncu $arg: rc=$rc"
       grep -E "^  [a-z_]+.*\(|Duration|Throughput|Hit Rate|sectors|requests" "$log" | head -60 ;;
     memcheck)
       timeout $limit compute-sanitizer --tool memcheck --error-exitcode 99 python3 -c "$arg" > "$log" 2>&1
-      say "$(el) memcheck (python): rc=$?: $(grep -E 'ERROR SUMMARY' "$log" | tail -1)"
+      rc=$?  # before $(el) below, which would reset it
+      say "$(el) memcheck (python): rc=$rc: $(grep -E 'ERROR SUMMARY' "$log" | tail -1)"
       tail -5 "$log" ;;
     *) say "unknown step '$name'"; exit 2 ;;
   esac
