@@ -135,7 +135,7 @@ std::vector<const char*> auto_preference(int cc, const GemmArgs& args, int sms) 
     // +5-23% over mma_iter{,_db}, +7-18% over mma_iter_8w{,_db}); the 8-warp
     // 128x256 block once its tiles take many waves (8192^3: +8% TN, +8% NN
     // over the 4-warp blocks), the 4-warp 128x128 blocks below that
-    // (bench/results/h200_ada_tune.md, run 1 of 2026-12-03 third session).
+    // (bench/NOTES.md, third session; h200_ada_tune.md at 1b3ee14).
     const bool many_waves = ceil_div(args.M, 128) * ceil_div(args.N, 256) * args.batch >= 4 * int64_t{sms};
     const char* four_warps = "sm89.mma_spread.s3";
     const char* eight_warps = "sm89.mma_spread_8w.s3";

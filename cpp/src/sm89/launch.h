@@ -40,7 +40,7 @@ TCGEMM_SM89_ENTRIES(TCGEMM_SM89_DECLARE)
 // Tuning candidates (-DTCGEMM_TUNING=ON), fp32 accumulation only: the part
 // (which tuning_<part>.cu compiles it, so candidates build in parallel), the
 // name, then the Config parameters. The first five were timed for
-// bench/results/h200_ada_tuning.md (mma_2blk graduated); the *_db ones
+// bench/NOTES.md's Ada tuning table (mma_2blk graduated); the *_db ones
 // double-buffer fragments (Config::FRAG_DBUF); it* use the address iterators,
 // *_sp spreads the next slice's copies over the k16 steps, *_u unrolls those
 // iterations by the stage count (Config::UNROLL_STAGES).
@@ -72,7 +72,7 @@ TCGEMM_SM89_ENTRIES(TCGEMM_SM89_DECLARE)
   X(8, it8t_db_sp_u, 256, 128, 64, 4, 2, 3, true, true, true, 1, true, true, true, true)
 // Warp-specialized candidates (mma_ws_gemm.cuh, compiled in tuning_ws.cu):
 // name, copy warps, then the Config as above.
-// Measured slower than mma_spread (bench/results/h200_ada_ws.md), so not a
+// Measured slower than mma_spread (bench/NOTES.md, fifth session), so not a
 // ladder step: 4 MMA warps per SM where mma_spread runs 8.
 #define TCGEMM_SM89_TUNING_WS(X)                                          \
   X(ws_s4, 4, 128, 128, 64, 2, 2, 4, true, true, true, 1, true, true)     \

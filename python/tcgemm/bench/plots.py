@@ -26,7 +26,9 @@ def _plot_ratio_vs_size(result, out_dir, plt) -> list:
     ax.set_xscale("log")
     ax.set_xlabel("problem size, FLOPs (2MNK)")
     ax.set_ylabel("speed vs cuBLAS, paired (same clocks)")
-    ax.set_title(f"{result['environment'].get('gpu')}: random shapes (M, N, K in 256-8192)")
+    share = result["environment"].get("random_aligned_share", 0.5)
+    ax.set_title(f"{result['environment'].get('gpu')}: random shapes (M, N, K in 256-8192, "
+                 f"{share:.0%} of dimensions multiples of 8)")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
     path = os.path.join(out_dir, "ratio_vs_size.png")
