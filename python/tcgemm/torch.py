@@ -2,7 +2,7 @@
 
     import torch, tcgemm.torch
     y = tcgemm.torch.matmul(x, w.t())          # runs a tcgemm kernel on the current stream
-    y = torch.ops.tcgemm.matmul(x, w.t(), "sm89.mma_bk32.s4")   # (a, b, kernel_name)
+    y = torch.ops.tcgemm.matmul(x, w.t(), "sm89.mma_bk32.s3")   # (a, b, kernel_name)
 
 Being a ``torch.library`` custom op (with a fake implementation for shape
 propagation), it can sit inside a model, under ``torch.compile`` and in

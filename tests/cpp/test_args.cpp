@@ -52,7 +52,7 @@ int main() {
     CHECK(k.dtypes != 0 && k.layouts != 0 && k.accums != 0);
     CHECK(std::strncmp(k.name, k.family, std::strlen(k.family)) == 0);
   }
-  for (const char* n : {"sm89.mma.s2", "sm89.mma.s5", "sm89.mma_swz.s3", "sm89.mma_swz_x4.s4", "sm89.mma_bk32.s4"})
+  for (const char* n : {"sm89.mma.s2", "sm89.mma.s5", "sm89.mma_swz.s3", "sm89.mma_swz_x4.s3", "sm89.mma_bk32.s3"})
     CHECK_MSG(find_kernel(n) != nullptr, "missing %s", n);
   CHECK(find_kernel("no.such.kernel") == nullptr);
 

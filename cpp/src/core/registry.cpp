@@ -193,7 +193,7 @@ std::vector<const char*> auto_preference(int cc, const GemmArgs& args, int sms) 
   }
   // sm_89: until measured on an Ada card, the seed's RTX 4090 figures stand
   // in: the A&B-swizzled x4 variant was fastest from 4096^3 up.
-  if (cc == 89) return {"sm89.mma_swz_x4.s3", "sm89.mma_bk32.s3", "sm89.mma_swz_x4.s4"};
+  if (cc == 89) return {"sm89.mma_swz_x4.s3", "sm89.mma_bk32.s3", "sm89.mma_2blk.s3"};
   return {};
 }
 

@@ -1,5 +1,5 @@
-// The Ada family's launch functions, one per registry entry (defined in the
-// .cu files beside this, compiled only for sm_89 and sm_90a).
+// The Ada family's launch functions, one per registry entry, compiled only
+// for sm_89 and sm_90a.
 #pragma once
 #include <vector>
 
@@ -8,33 +8,39 @@
 
 namespace tcgemm::sm89 {
 
-#define TCGEMM_SM89_ENTRIES(X) \
-  X(mma, 2)                    \
-  X(mma, 3)                    \
-  X(mma, 4)                    \
-  X(mma, 5)                    \
-  X(mma_swz, 3)                \
-  X(mma_swz, 4)                \
-  X(mma_swz_x4, 3)             \
-  X(mma_swz_x4, 4)             \
-  X(mma_swz_x4, 5)             \
-  X(mma_bk32, 3)               \
-  X(mma_bk32, 4)               \
-  X(mma_wt64, 3)               \
-  X(mma_wt64, 4)               \
-  X(mma_wt64_k64, 3)           \
-  X(mma_2blk, 3)                \
-  X(mma_iter, 3)                \
-  X(mma_iter_db, 3)             \
-  X(mma_iter_8w, 3)             \
-  X(mma_iter_8w_db, 3)          \
-  X(mma_spread, 3)              \
-  X(mma_spread_8w, 3)           \
-  X(mma_unroll, 3)              \
-  X(mma_unroll_8w, 3)
+// The ladder: every registry entry sm89.<step>.s<stages> is one
+// configuration of the one kernel template (mma_sync_gemm.cuh's Config), a
+// line here -- not a translation unit of its own. Each line: the part
+// (ladder_<part>.cu compiles the entries of its part, so the parts build in
+// parallel), the step, its stage count, then Config's parameters: BM, BN, BK,
+// warps along M, warps along N, stages, swizzle A, swizzle B, B by
+// ldmatrix.x4, blocks/SM[, double-buffered fragments, address iterators,
+// spread copies, stage-unrolled iterations]. Each step adds one idea to the
+// line before it (registry_sm89.cpp names it); the base step keeps the
+// seed's stage sweep, later steps one stage count (other counts are tuning
+// candidates below).
+#define TCGEMM_SM89_LADDER(X)                                                        \
+  X(0, mma, 2, 128, 128, 16, 2, 4, 2, false, false, false, 2)                        \
+  X(0, mma, 3, 128, 128, 16, 2, 4, 3, false, false, false, 2)                        \
+  X(0, mma, 4, 128, 128, 16, 2, 4, 4, false, false, false, 2)                        \
+  X(0, mma, 5, 128, 128, 16, 2, 4, 5, false, false, false, 2)                        \
+  X(0, mma_swz, 3, 128, 128, 16, 2, 4, 3, false, true, false, 2)                     \
+  X(1, mma_swz_x4, 3, 128, 128, 16, 2, 4, 3, true, true, true, 2)                    \
+  X(1, mma_bk32, 3, 128, 128, 32, 2, 4, 3, true, true, true, 2)                      \
+  X(1, mma_wt64, 3, 128, 256, 32, 2, 4, 3, true, true, true, 1)                      \
+  X(1, mma_wt64_k64, 3, 128, 256, 64, 2, 4, 3, true, true, true, 1)                  \
+  X(2, mma_2blk, 3, 128, 128, 64, 2, 2, 3, true, true, true, 2)                      \
+  X(2, mma_iter, 3, 128, 128, 64, 2, 2, 3, true, true, true, 2, false, true)         \
+  X(3, mma_iter_db, 3, 128, 128, 64, 2, 2, 3, true, true, true, 2, true, true)       \
+  X(3, mma_iter_8w, 3, 128, 256, 64, 2, 4, 3, true, true, true, 1, false, true)      \
+  X(3, mma_iter_8w_db, 3, 128, 256, 64, 2, 4, 3, true, true, true, 1, true, true)    \
+  X(4, mma_spread, 3, 128, 128, 64, 2, 2, 3, true, true, true, 2, true, true, true)  \
+  X(4, mma_spread_8w, 3, 128, 256, 64, 2, 4, 3, true, true, true, 1, true, true, true) \
+  X(5, mma_unroll, 3, 128, 128, 64, 2, 2, 3, true, true, true, 2, true, true, true, true) \
+  X(5, mma_unroll_8w, 3, 128, 256, 64, 2, 4, 3, true, true, true, 1, true, true, true, true)
 
-#define TCGEMM_SM89_DECLARE(variant, stages) Status launch_##variant##_s##stages(const GemmArgs& a);
-TCGEMM_SM89_ENTRIES(TCGEMM_SM89_DECLARE)
+#define TCGEMM_SM89_DECLARE(part, variant, stages, ...) Status launch_##variant##_s##stages(const GemmArgs& a);
+TCGEMM_SM89_LADDER(TCGEMM_SM89_DECLARE)
 #undef TCGEMM_SM89_DECLARE
 
 // Tuning candidates (-DTCGEMM_TUNING=ON), fp32 accumulation only: the part
@@ -43,7 +49,9 @@ TCGEMM_SM89_ENTRIES(TCGEMM_SM89_DECLARE)
 // bench/NOTES.md's Ada tuning table (mma_2blk graduated); the *_db ones
 // double-buffer fragments (Config::FRAG_DBUF); it* use the address iterators,
 // *_sp spreads the next slice's copies over the k16 steps, *_u unrolls those
-// iterations by the stage count (Config::UNROLL_STAGES).
+// iterations by the stage count (Config::UNROLL_STAGES); the last five are
+// the early steps at other stage counts (registered as sm89.<step>.s4/.s5
+// until 2026-12-04; bench/NOTES.md's ladder table quotes the .s4 ones).
 #define TCGEMM_SM89_TUNING(X)                                                        \
   X(0, b128x128k64_w2x4_s3_2, 128, 128, 64, 2, 4, 3, true, true, true, 2)            \
   X(0, b128x256k64_w2x4_s4_1, 128, 256, 64, 2, 4, 4, true, true, true, 1)            \
@@ -69,7 +77,12 @@ TCGEMM_SM89_ENTRIES(TCGEMM_SM89_DECLARE)
   X(7, it_sp_u, 128, 128, 64, 2, 2, 3, true, true, true, 2, false, true, true, true)  \
   X(7, it8_sp_u, 128, 256, 64, 2, 4, 3, true, true, true, 1, false, true, true, true) \
   X(8, it8_db_sp_u_s4, 128, 256, 64, 2, 4, 4, true, true, true, 1, true, true, true, true) \
-  X(8, it8t_db_sp_u, 256, 128, 64, 4, 2, 3, true, true, true, 1, true, true, true, true)
+  X(8, it8t_db_sp_u, 256, 128, 64, 4, 2, 3, true, true, true, 1, true, true, true, true) \
+  X(8, swz_s4, 128, 128, 16, 2, 4, 4, false, true, false, 2)                         \
+  X(8, swz_x4_s4, 128, 128, 16, 2, 4, 4, true, true, true, 2)                        \
+  X(8, swz_x4_s5, 128, 128, 16, 2, 4, 5, true, true, true, 2)                        \
+  X(8, bk32_s4, 128, 128, 32, 2, 4, 4, true, true, true, 2)                          \
+  X(8, wt64_s4, 128, 256, 32, 2, 4, 4, true, true, true, 1)
 // Warp-specialized candidates (mma_ws_gemm.cuh, compiled in tuning_ws.cu):
 // name, copy warps, then the Config as above.
 // Measured slower than mma_spread (bench/NOTES.md, fifth session), so not a

@@ -40,10 +40,10 @@ std::vector<KernelInfo> sm89_kernels() {
 #else
 #define TCGEMM_FN(variant, stages) nullptr
 #endif
-#define TCGEMM_SM89_ADD(variant, stages)                                  \
+#define TCGEMM_SM89_ADD(part, variant, stages, ...)                       \
   for (const Step& s : steps)                                             \
     if (std::string(s.id) == #variant) add("sm89." #variant ".s" #stages, s, stages, TCGEMM_FN(variant, stages));
-  TCGEMM_SM89_ENTRIES(TCGEMM_SM89_ADD)
+  TCGEMM_SM89_LADDER(TCGEMM_SM89_ADD)
 #undef TCGEMM_SM89_ADD
 #undef TCGEMM_FN
 #if TCGEMM_TUNING && TCGEMM_BUILD_SM89
