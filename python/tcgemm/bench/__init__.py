@@ -9,6 +9,7 @@ users get through `tcgemm.matmul`.
     report      Markdown tables, the per-seed summary, the files a run writes
     plots       TFLOPS / ratio against size
     user        the user path: host overhead, graphs, NumPy round trips
+    user_report its table and plot
     cli         `python -m tcgemm bench ...` and `python -m tcgemm`'s self-check
 
     python -m tcgemm bench --preset squares --json out.json --md out.md --plot out_dir
