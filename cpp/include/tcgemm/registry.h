@@ -68,6 +68,9 @@ std::vector<const char*> auto_preference(int cc, const GemmArgs& args, int sms);
 struct Sm90Costs {
   bool misaligned = false;  // operand rows start 16 bytes into a 32-byte sector
   double persistent = 0, mcast = 0, pingpong = 0, split_tail = 0;
+  // The 128x192 configurations, each with its split tail where the policy
+  // takes it (sm90.ws_splitk.n192, sm90.ws_mcast.n192).
+  double splitk192 = 0, mcast192 = 0;
 };
 Sm90Costs sm90_costs(const GemmArgs& args, int sms);
 

@@ -122,6 +122,19 @@ Sm90Costs sm90_costs(const GemmArgs& a, int sms) {
             misaligned_scale(0.98, 0.94);
   const sched::PersistentSchedule square{tm, static_cast<int>(ceil_div(a.N, 128)), 8, 1, batch, 1};
   c.pingpong = sched::schedule_cost(square, k_tiles, sms) * 0.5 / 0.93 * misaligned_scale(0.93, 0.51);
+  // 128x192 tiles: 3/4 of a wide tile's work at kN192 of its speed per
+  // element (a consumer's m64n192k16 reads 1/15 more shared memory per MMA
+  // than m64n256k16), as ws_splitk (its tail at the same 1/0.92) or ws_mcast.
+  constexpr double kN192 = 0.97;
+  const int tn192 = static_cast<int>(ceil_div(a.N, 192));
+  const sched::PersistentSchedule wide192{tm, tn192, 8, 1, batch, 1};
+  const int64_t tail192 = tail_cost(wide192, sms);
+  c.splitk192 = (tail192 ? tail192 / 0.92 : sched::schedule_cost(wide192, k_tiles, sms)) * 0.75 / kN192 *
+                misaligned_scale(1.0, 0.64);
+  const sched::PersistentSchedule pair192{tm, tn192, 8, 2, batch, 1};
+  const int64_t pair_tail192 = tail_cost(pair192, sms / 2);
+  c.mcast192 = (pair_tail192 ? pair_tail192 : sched::schedule_cost(pair192, k_tiles, sms / 2)) * 0.75 / kN192 /
+               0.98 * misaligned_scale(0.98, 0.94);
   return c;
 }
 
@@ -183,7 +196,9 @@ std::vector<const char*> auto_preference(int cc, const GemmArgs& args, int sms) 
     // Enough tiles: the cheapest in the time model (sm90_costs).
     std::vector<std::pair<double, const char*>> by_cost = {{c.persistent, "sm90.ws_persistent"},
                                                            {c.mcast, "sm90.ws_mcast"},
-                                                           {c.pingpong, "sm90.ws_pingpong"}};
+                                                           {c.pingpong, "sm90.ws_pingpong"},
+                                                           {c.splitk192, "sm90.ws_splitk.n192"},
+                                                           {c.mcast192, "sm90.ws_mcast.n192"}};
     if (args.split_k != 1 && c.split_tail > 0) by_cost.push_back({c.split_tail, "sm90.ws_splitk"});
     std::stable_sort(by_cost.begin(), by_cost.end(),
                      [](const auto& x, const auto& y) { return x.first < y.first; });

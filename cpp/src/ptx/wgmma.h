@@ -48,13 +48,21 @@ TCGEMM_HOST_DEVICE uint64_t wgmma_desc(uint32_t smem, uint32_t lbo_bytes, uint32
 // TransB (imm-trans-b): 0 = B is K-major (stored N x K, the TN case),
 // 1 = B is MN-major (stored K x N, the NN case); A is always K-major here.
 
-// The four forms below differ only in N (64 or 128 accumulator registers per
-// thread) and the element type; the macros spell out the operand lists once.
+// The forms below differ only in N (n128, n192, n256: 64, 96 or 128
+// accumulator registers per thread) and the element type; the macros spell
+// out the operand lists once.
 #define TCGEMM_WGMMA_REGS64 \
   " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
   " %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31," \
   " %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47," \
   " %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63},\n"
+#define TCGEMM_WGMMA_REGS96 \
+  " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
+  " %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31," \
+  " %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47," \
+  " %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63," \
+  " %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79," \
+  " %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95},\n"
 #define TCGEMM_WGMMA_REGS128 \
   " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
   " %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31," \
@@ -68,6 +76,8 @@ TCGEMM_HOST_DEVICE uint64_t wgmma_desc(uint32_t smem, uint32_t lbo_bytes, uint32
 #define TCGEMM_WGMMA_D64                                                                                  \
   TCGEMM_WGMMA_D8(0), TCGEMM_WGMMA_D8(8), TCGEMM_WGMMA_D8(16), TCGEMM_WGMMA_D8(24), TCGEMM_WGMMA_D8(32), \
       TCGEMM_WGMMA_D8(40), TCGEMM_WGMMA_D8(48), TCGEMM_WGMMA_D8(56)
+#define TCGEMM_WGMMA_D96 \
+  TCGEMM_WGMMA_D64, TCGEMM_WGMMA_D8(64), TCGEMM_WGMMA_D8(72), TCGEMM_WGMMA_D8(80), TCGEMM_WGMMA_D8(88)
 #define TCGEMM_WGMMA_D128                                                                                    \
   TCGEMM_WGMMA_D64, TCGEMM_WGMMA_D8(64), TCGEMM_WGMMA_D8(72), TCGEMM_WGMMA_D8(80), TCGEMM_WGMMA_D8(88),      \
       TCGEMM_WGMMA_D8(96), TCGEMM_WGMMA_D8(104), TCGEMM_WGMMA_D8(112), TCGEMM_WGMMA_D8(120)
@@ -90,6 +100,16 @@ TCGEMM_DEVICE void wgmma_m64n128k16_f32_bf16(float (&d)[64], uint64_t desc_a, ui
 }
 
 template <int TransB>
+TCGEMM_DEVICE void wgmma_m64n192k16_f32_f16(float (&d)[96], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
+  TCGEMM_WGMMA_ASYNC("m64n192k16", "f16", TCGEMM_WGMMA_REGS96, "96", "97", "98", "99", TCGEMM_WGMMA_D96);
+}
+
+template <int TransB>
+TCGEMM_DEVICE void wgmma_m64n192k16_f32_bf16(float (&d)[96], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
+  TCGEMM_WGMMA_ASYNC("m64n192k16", "bf16", TCGEMM_WGMMA_REGS96, "96", "97", "98", "99", TCGEMM_WGMMA_D96);
+}
+
+template <int TransB>
 TCGEMM_DEVICE void wgmma_m64n256k16_f32_f16(float (&d)[128], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
   TCGEMM_WGMMA_ASYNC("m64n256k16", "f16", TCGEMM_WGMMA_REGS128, "128", "129", "130", "131", TCGEMM_WGMMA_D128);
 }
@@ -101,9 +121,11 @@ TCGEMM_DEVICE void wgmma_m64n256k16_f32_bf16(float (&d)[128], uint64_t desc_a, u
 
 #undef TCGEMM_WGMMA_ASYNC
 #undef TCGEMM_WGMMA_D128
+#undef TCGEMM_WGMMA_D96
 #undef TCGEMM_WGMMA_D64
 #undef TCGEMM_WGMMA_D8
 #undef TCGEMM_WGMMA_REGS128
+#undef TCGEMM_WGMMA_REGS96
 #undef TCGEMM_WGMMA_REGS64
 
 }  // namespace tcgemm::ptx

@@ -56,9 +56,11 @@ __device__ __forceinline__ void wgmma(float (&d)[N / 2], uint64_t desc_a, uint64
   constexpr int kTransB = L == Layout::NN ? 1 : 0;  // NN: B is MN-major in shared memory
   if constexpr (DT == DType::f16 && N == 128) ptx::wgmma_m64n128k16_f32_f16<kTransB>(d, desc_a, desc_b, 1);
   if constexpr (DT == DType::bf16 && N == 128) ptx::wgmma_m64n128k16_f32_bf16<kTransB>(d, desc_a, desc_b, 1);
+  if constexpr (DT == DType::f16 && N == 192) ptx::wgmma_m64n192k16_f32_f16<kTransB>(d, desc_a, desc_b, 1);
+  if constexpr (DT == DType::bf16 && N == 192) ptx::wgmma_m64n192k16_f32_bf16<kTransB>(d, desc_a, desc_b, 1);
   if constexpr (DT == DType::f16 && N == 256) ptx::wgmma_m64n256k16_f32_f16<kTransB>(d, desc_a, desc_b, 1);
   if constexpr (DT == DType::bf16 && N == 256) ptx::wgmma_m64n256k16_f32_bf16<kTransB>(d, desc_a, desc_b, 1);
-  static_assert(N == 128 || N == 256, "tile widths with a wgmma wrapper: 128, 256");
+  static_assert(N == 128 || N == 192 || N == 256, "tile widths with a wgmma wrapper: 128, 192, 256");
 }
 
 // Descriptor of rows [row0, row0 + 64) of a K-major tile (A, or B in TN) for
@@ -82,7 +84,11 @@ __device__ __forceinline__ uint64_t desc_b(uint32_t tile, int kk) {
 // tile is split among the CTAs of a cluster and this call loads part `part`,
 // multicast to all of them (cta_mask); otherwise the whole tile.
 //   TN: part p is rows [p*BN/parts, (p+1)*BN/parts): one box of that height.
-//   NN: part p is the 64-column blocks p*BN/64/parts ...: one box each.
+//   NN: part p is the 64-column blocks [p*blocks/parts, (p+1)*blocks/parts)
+//       of the tile's BN/64, one box each: parts may differ by one block
+//       (BN = 192 over 2 CTAs: 2 and 1). Every CTA's full barrier expects the
+//       whole stage whichever part it issues, so the split only moves who
+//       issues which box.
 // Every map is 3-D (tma::add_batch_dim): z is the batch coordinate, 0 for
 // an operand shared by all batches.
 template <Layout L, int BN, int PARTS>
@@ -94,11 +100,11 @@ __device__ __forceinline__ void load_b(uint32_t tile, const CUtensorMap* map, ui
     if constexpr (PARTS == 1) ptx::tma_load_3d(dst, map, bar, k0, n0, z);
     else ptx::tma_load_3d_multicast(dst, map, bar, k0, n0 + part * rows, z, cta_mask);
   } else {
-    constexpr int blocks = BN / 64 / PARTS;
-    static_assert(blocks >= 1, "NN splits B into whole 64-column blocks");
+    constexpr int blocks = BN / 64;
+    static_assert(blocks >= PARTS && BN % 64 == 0, "NN splits B into whole 64-column blocks");
+    const int first = part * blocks / PARTS, last = (part + 1) * blocks / PARTS;
 #pragma unroll
-    for (int i = 0; i < blocks; ++i) {
-      const int c = part * blocks + i;
+    for (int c = first; c < last; ++c) {
       const uint32_t dst = tile + c * BK * kRowBytes;
       if constexpr (PARTS == 1) ptx::tma_load_3d(dst, map, bar, n0 + c * 64, k0, z);
       else ptx::tma_load_3d_multicast(dst, map, bar, n0 + c * 64, k0, z, cta_mask);

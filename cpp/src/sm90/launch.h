@@ -17,5 +17,9 @@ Status workspace_ws_mcast(const GemmArgs& a, size_t* bytes);   // its split tail
 Status launch_ws_splitk(const GemmArgs& a);       // ws_splitk.cu
 Status workspace_ws_splitk(const GemmArgs& a, size_t* bytes);  // its split-K partials
 Status launch_ws_pingpong(const GemmArgs& a);     // ws_pingpong.cu
+Status launch_ws_splitk_n192(const GemmArgs& a);  // ws_n192.cu
+Status workspace_ws_splitk_n192(const GemmArgs& a, size_t* bytes);
+Status launch_ws_mcast_n192(const GemmArgs& a);   // ws_n192.cu
+Status workspace_ws_mcast_n192(const GemmArgs& a, size_t* bytes);
 
 }  // namespace tcgemm::sm90

@@ -45,6 +45,14 @@ std::vector<KernelInfo> sm90_kernels() {
        "ws_persistent with the consumer warpgroups on alternate 128x128 tiles (ping-pong): one's epilogue "
        "overlaps the other's wgmma mainloop",
        90, dtypes, layouts, accums, 128, 128, 64, 6, TCGEMM_FN(launch_ws_pingpong), sass, features},
+      {"sm90.ws_splitk.n192", "sm90",
+       "ws_splitk with 128x192 tiles (m64n192k16 per consumer, 4 stages): a tile grid that quantizes where the "
+       "256-wide one does not (a short last wave, N just past a multiple of 256)",
+       90, dtypes, layouts, accums, 128, 192, 64, 4, TCGEMM_FN(launch_ws_splitk_n192), sass, features | kSplitK,
+       TCGEMM_FN(workspace_ws_splitk_n192)},
+      {"sm90.ws_mcast.n192", "sm90", "ws_mcast with 128x192 tiles: 2-CTA clusters multicasting B, the split tail",
+       90, dtypes, layouts, accums, 128, 192, 64, 4, TCGEMM_FN(launch_ws_mcast_n192), sass, features | kSplitK,
+       TCGEMM_FN(workspace_ws_mcast_n192)},
   };
 #undef TCGEMM_FN
   return v;

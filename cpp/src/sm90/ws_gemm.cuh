@@ -26,6 +26,13 @@
 //                       split tail, sched/persistent.h): the rows above run
 //                       whole, as ws_persistent's, and the tail's slices
 //                       spread the last partial wave over every SM.
+//   sm90.ws_splitk.n192, sm90.ws_mcast.n192
+//                       ws_splitk's and ws_mcast's kernels with 128x192
+//                       tiles (each consumer m64n192k16: 96 accumulators per
+//                       thread; 4 stages of 40 KB): a third tile width, so
+//                       that a shape whose 256-wide tiles quantize badly
+//                       (a short last wave, N just past a multiple of 256)
+//                       has a grid that does not. Chosen by auto's model.
 //   sm90.ws_pingpong    ws_persistent with the two consumer warpgroups on
 //                       alternate tiles instead of halves of one tile: each
 //                       owns a whole 128x128 tile (two m64n128k16 per k16
@@ -115,7 +122,7 @@ struct WsConfig {
 // read of it is done.
 template <int BN>
 struct BiasHeld {
-  float v[BN / 128];  // columns t and t + 128 of the tile, thread t of the warpgroup
+  float v[(BN + 127) / 128];  // columns t and t + 128 of the tile, thread t of the warpgroup
 };
 
 template <int BN>
@@ -123,7 +130,7 @@ __device__ __forceinline__ BiasHeld<BN> load_bias_held(const Epilogue& e, int64_
   BiasHeld<BN> h;
   const int t = threadIdx.x % kWarpgroup;
 #pragma unroll
-  for (int r = 0; r < BN / 128; ++r) h.v[r] = bias_or_zero(e, col0 + t + 128 * r, N);
+  for (int r = 0; r < (BN + 127) / 128; ++r) h.v[r] = t + 128 * r < BN ? bias_or_zero(e, col0 + t + 128 * r, N) : 0.f;
   return h;
 }
 
