@@ -82,10 +82,11 @@ Status check_supports(const KernelInfo& k, const GemmArgs& a) {
 // each kernel's persistent schedule, scaled by its speed per tile against
 // ws_persistent's, and by what rows that start 16 bytes into a 32-byte
 // sector cost it (a pitch of 8 mod 16 elements: every other TMA box row
-// touches an extra sector and is split into more L2 requests; measured at
-// 3072x5120x7000 bf16 TN: ws_persistent 0.64x cuBLAS, ws_mcast 0.94x --
+// touches an extra sector and is split into more L2 requests; first measured
+// at 3072x5120x7000 bf16 TN: ws_persistent 0.64x cuBLAS, ws_mcast 0.94x --
 // multicast halves B's requests -- ws_pingpong 0.51x, against 1.00x / 0.98x /
-// 0.93x at K = 6976; bench/NOTES.md). The pitch is taken to be the shape's
+// 0.93x at K = 6976; bench/NOTES.md; the factors below are re-fitted over
+// random shapes). The pitch is taken to be the shape's
 // (K for A and a K-major B, N for a row-major B, rounded up to 8 as tcgemm's
 // buffers are): plans are cached per shape.
 Sm90Costs sm90_costs(const GemmArgs& a, int sms) {
@@ -101,40 +102,59 @@ Sm90Costs sm90_costs(const GemmArgs& a, int sms) {
   const auto misaligned_scale = [&](double aligned, double misaligned) {
     return 1.0 + pen * (aligned / misaligned - 1.0);
   };
-  // The schedule's cost with the split tail where the policy takes it (0: it does not).
-  const auto tail_cost = [&](sched::PersistentSchedule s, int workers) -> int64_t {
+  // The schedule's cost under the split policy (sched::choose_split_plan, as
+  // the split-K kernels apply it): a split tail, or every tile split, or 0
+  // where it does not split.
+  const auto split_cost = [&](sched::PersistentSchedule s, int workers) -> int64_t {
     const sched::SplitPlan p = sched::choose_split_plan(0, s, k_tiles, workers);
-    if (a.split_k == 1 || p.splits < 2 || p.dp_rows == 0) return 0;
+    if (a.split_k == 1 || p.splits < 2) return 0;
     s.splits = p.splits, s.dp_rows = p.dp_rows;
     return sched::schedule_cost(s, k_tiles, workers);
   };
+  // A split-K kernel's cost: split where the policy splits, whole otherwise.
+  const auto policy_cost = [&](const sched::PersistentSchedule& s, int workers) -> double {
+    const int64_t split = split_cost(s, workers);
+    return static_cast<double>(split ? split : sched::schedule_cost(s, k_tiles, workers));
+  };
   const sched::PersistentSchedule wide{tm, tn, 8, 1, batch, 1};
   c.persistent = sched::schedule_cost(wide, k_tiles, sms) * misaligned_scale(1.0, 0.64);
-  // ws_splitk's tail as measured beside ws_mcast's (run 6 of 2026-12-04, four
-  // aligned shapes with a short last wave: ws_mcast 2-4% ahead where the
-  // counts put it 2-7% behind): where every SM streams its own A and B the
-  // partial sums and their reduction cost more than kPartialCost/kReduceCost.
-  c.split_tail = tail_cost(wide, sms) * misaligned_scale(1.0, 0.64) / 0.92;
-  // ws_mcast applies the split-tail policy to its cluster rows itself.
+  // ws_splitk's split tail (and full split) as measured beside ws_mcast's (run 6 of
+  // 2026-12-04, four aligned shapes with a short last wave: ws_mcast 2-4%
+  // ahead where the counts put it 2-7% behind): where every SM streams its
+  // own A and B the partial sums and their reduction cost more than
+  // kPartialCost/kReduceCost say.
+  const int64_t split = split_cost(wide, sms);
+  c.splitk = (split ? split / 0.92 : sched::schedule_cost(wide, k_tiles, sms)) * misaligned_scale(1.0, 0.64);
+  // The other kernels' speeds per element against ws_persistent's, aligned
+  // and on misaligned rows, were re-fitted on the ninth session's run 1
+  // (aligned seeds 11-14 and the llm preset, every Hopper configuration;
+  // the same fit on the eighth session's run 4 agrees within 2%): each
+  // kernel's measured time over its modelled time, relative to
+  // ws_persistent's on the same row. Ping-pong ran 9% slower than its old
+  // factors said on every class of row (0.93 -> 0.85); multicast's gain on
+  // misaligned rows is smaller than the one shape it was measured on
+  // (0.94 -> 0.83, against ws_persistent's 0.64), and a cluster launch costs
+  // about kClusterCost k-tiles more (its fill and its two cluster barriers):
+  // fitted as (time = modelled / 0.965 + 5), multicast is 2-3% faster per
+  // element than a lone CTA on large shapes and slower on small ones.
+  constexpr double kClusterCost = 5;
+  // ws_mcast applies the split policy to its cluster rows itself.
   const sched::PersistentSchedule pair{tm, tn, 8, 2, batch, 1};
-  const int64_t pair_tail = tail_cost(pair, sms / 2);
-  c.mcast = (pair_tail ? pair_tail : sched::schedule_cost(pair, k_tiles, sms / 2)) / 0.98 *
-            misaligned_scale(0.98, 0.94);
+  c.mcast = policy_cost(pair, sms / 2) / 0.965 * misaligned_scale(0.965, 0.83) + kClusterCost;
   const sched::PersistentSchedule square{tm, static_cast<int>(ceil_div(a.N, 128)), 8, 1, batch, 1};
-  c.pingpong = sched::schedule_cost(square, k_tiles, sms) * 0.5 / 0.93 * misaligned_scale(0.93, 0.51);
-  // 128x192 tiles: 3/4 of a wide tile's work at kN192 of its speed per
-  // element (a consumer's m64n192k16 reads 1/15 more shared memory per MMA
-  // than m64n256k16), as ws_splitk (its tail at the same 1/0.92) or ws_mcast.
-  constexpr double kN192 = 0.97;
+  c.pingpong = sched::schedule_cost(square, k_tiles, sms) * 0.5 / 0.85 * misaligned_scale(0.85, 0.475);
+  // 128x192 tiles: 3/4 of a wide tile's work, at 0.92 (ws_splitk.n192) and
+  // 0.93 (ws_mcast.n192) of the speed per element of their 128x256
+  // counterparts (the same fit: a consumer's m64n192k16 reads 1/15 more
+  // shared memory per MMA than m64n256k16, and the epilogue's share of a
+  // tile grows).
   const int tn192 = static_cast<int>(ceil_div(a.N, 192));
   const sched::PersistentSchedule wide192{tm, tn192, 8, 1, batch, 1};
-  const int64_t tail192 = tail_cost(wide192, sms);
-  c.splitk192 = (tail192 ? tail192 / 0.92 : sched::schedule_cost(wide192, k_tiles, sms)) * 0.75 / kN192 *
+  const int64_t split192 = split_cost(wide192, sms);
+  c.splitk192 = (split192 ? split192 / 0.92 : sched::schedule_cost(wide192, k_tiles, sms)) * 0.75 / 0.92 *
                 misaligned_scale(1.0, 0.64);
   const sched::PersistentSchedule pair192{tm, tn192, 8, 2, batch, 1};
-  const int64_t pair_tail192 = tail_cost(pair192, sms / 2);
-  c.mcast192 = (pair_tail192 ? pair_tail192 : sched::schedule_cost(pair192, k_tiles, sms / 2)) * 0.75 / kN192 /
-               0.98 * misaligned_scale(0.98, 0.94);
+  c.mcast192 = policy_cost(pair192, sms / 2) * 0.75 / 0.93 * misaligned_scale(0.965, 0.83) + kClusterCost;
   return c;
 }
 
@@ -191,19 +211,23 @@ std::vector<const char*> auto_preference(int cc, const GemmArgs& args, int sms) 
     const bool few = splits && (square_tiles * 4 < sms || (square_tiles * 2 <= sms && k_tiles >= 192));
     if (wide_tiles < sms && square_tiles <= sms && !c.misaligned && !few)
       return then({"sm90.ws_pingpong", "sm90.ws_persistent"});
-    // Split-K with 128-row tiles where the decode policy splits every tile.
-    if (splits) return then({"sm90.ws_splitk", "sm90.ws_persistent"});
-    // Enough tiles: the cheapest in the time model (sm90_costs).
-    std::vector<std::pair<double, const char*>> by_cost = {{c.persistent, "sm90.ws_persistent"},
+    // M <= 64 that the rule above left to split: the 64-row split-K tiles.
+    if (splits && args.M <= 64) return then({"sm90.ws_splitk", "sm90.ws_persistent"});
+    // The cheapest in the time model (sm90_costs); where the decode policy
+    // splits every 128x256 tile, only among the split-K configurations, each
+    // with its own split plan: 424x3944x3952 NN ws_splitk 0.72x cuBLAS,
+    // ws_mcast.n192 0.98x; 448x312x3952 0.79x / ws_splitk.n192 0.92x (run 1
+    // of 2026-12-04, ninth session).
+    std::vector<std::pair<double, const char*>> by_cost = {{c.splitk, "sm90.ws_splitk"},
                                                            {c.mcast, "sm90.ws_mcast"},
-                                                           {c.pingpong, "sm90.ws_pingpong"},
                                                            {c.splitk192, "sm90.ws_splitk.n192"},
                                                            {c.mcast192, "sm90.ws_mcast.n192"}};
-    if (args.split_k != 1 && c.split_tail > 0) by_cost.push_back({c.split_tail, "sm90.ws_splitk"});
+    if (!splits) by_cost.insert(by_cost.begin(), {{c.persistent, "sm90.ws_persistent"}, {c.pingpong, "sm90.ws_pingpong"}});
     std::stable_sort(by_cost.begin(), by_cost.end(),
                      [](const auto& x, const auto& y) { return x.first < y.first; });
     std::vector<const char*> v;
     for (const auto& e : by_cost) v.push_back(e.second);
+    if (splits) v.push_back("sm90.ws_persistent");
     return then(v);
   }
   // sm_89: until measured on an Ada card, the seed's RTX 4090 figures stand
