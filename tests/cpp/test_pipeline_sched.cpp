@@ -124,15 +124,17 @@ static void covers_batches_and_splits(int tiles_m, int tiles_n, int batches, int
 // The split tail: rows [0, dp_rows) whole (split -1), the rest split; every
 // (tile, batch, K tile) still exactly once, the whole units first in the
 // unit order, and every partial tile at or below the tail's first row.
+// With clusters of cluster x cluster_n CTAs, every rank of every unit.
 static void covers_split_tail(int tiles_m, int tiles_n, int cluster, int batches, int k_tiles, int splits, int dp_rows,
-                              int64_t g) {
-  const PersistentSchedule s{tiles_m, tiles_n, 8, cluster, batches, splits, dp_rows};
-  std::vector<int> seen(static_cast<size_t>(tiles_m + cluster) * tiles_n * batches * k_tiles, 0);
-  bool ok = s.units() == static_cast<int64_t>(dp_rows) * tiles_n * batches +
-                             static_cast<int64_t>(s.unit_rows() - dp_rows) * tiles_n * batches * splits;
+                              int64_t g, int cluster_n = 1) {
+  const PersistentSchedule s{tiles_m, tiles_n, 8, cluster, batches, splits, dp_rows, cluster_n};
+  std::vector<int> seen(static_cast<size_t>(tiles_m) * tiles_n * batches * k_tiles, 0);
+  const int64_t cols = (tiles_n + cluster_n - 1) / cluster_n;
+  bool ok = s.units() == static_cast<int64_t>(dp_rows) * cols * batches +
+                             static_cast<int64_t>(s.unit_rows() - dp_rows) * cols * batches * splits;
   for (int64_t b = 0; b < g; ++b)
     for (int64_t u = s.first(b); u < s.units(); u = s.next(u, g))
-      for (int rank = 0; rank < cluster; ++rank) {
+      for (int rank = 0; rank < cluster * cluster_n; ++rank) {
         const WorkUnit w = s.work(u, rank);
         if ((u < s.dp_units()) != (w.split < 0) || s.partial(w) != (splits > 1 && u >= s.dp_units())) ok = false;
         if (s.partial(w) && w.tile.m < s.tail_tile_row()) ok = false;
@@ -145,8 +147,8 @@ static void covers_split_tail(int tiles_m, int tiles_n, int cluster, int batches
           ++seen[((static_cast<size_t>(w.batch) * tiles_m + w.tile.m) * tiles_n + w.tile.n) * k_tiles + kt];
       }
   for (size_t i = 0; i < static_cast<size_t>(tiles_m) * tiles_n * batches * k_tiles; ++i) ok &= (seen[i] == 1);
-  CHECK_MSG(ok, "split tail: tiles %dx%d cluster %d batches %d k_tiles %d splits %d dp_rows %d grid %lld", tiles_m,
-            tiles_n, cluster, batches, k_tiles, splits, dp_rows, (long long)g);
+  CHECK_MSG(ok, "split tail: tiles %dx%d cluster %dx%d batches %d k_tiles %d splits %d dp_rows %d grid %lld", tiles_m,
+            tiles_n, cluster, cluster_n, batches, k_tiles, splits, dp_rows, (long long)g);
 }
 
 // schedule_cost's closed form against the slowest worker counted one by one.
@@ -177,6 +179,9 @@ int main() {
           for (int64_t g : {1, 7, 132}) {
             covers_split_tail(5, 3, cluster, batches, 9, splits, cluster == 2 ? dp_rows / 2 : dp_rows, g);
             covers_split_tail(20, 8, cluster, batches, 16, splits, dp_rows, g);
+            // 2x2 clusters (sm90.ws_mcast.2x2), odd tile counts both ways.
+            covers_split_tail(5, 3, cluster, batches, 9, splits, cluster == 2 ? dp_rows / 2 : dp_rows, g, 2);
+            covers_split_tail(21, 7, cluster, batches, 16, splits, dp_rows, g, 2);
           }
   // The split-tail policy and its time model (132 SMs, 128x256 tiles).
   {

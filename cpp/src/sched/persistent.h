@@ -5,11 +5,12 @@
 // and B panels in L2. Pure host/device functions: tests/cpp checks that every
 // tile is computed exactly once for any grid size.
 //
-// With clusters of `cluster_m` CTAs along M (TMA multicast of the shared B
-// tile), a unit is a column of cluster_m vertically adjacent tiles and the
-// CTA of cluster rank r takes tile row unit.m * cluster_m + r; a rank whose
-// row lies past the last tile row still runs (its loads are TMA
-// zero-filled) but stores nothing.
+// With clusters of cluster_m x cluster_n CTAs (TMA multicast of the B tile
+// shared along M, of the A tile shared along N), a unit is a cluster_m x
+// cluster_n block of tiles and the CTA of cluster rank r takes tile
+// (unit.m * cluster_m + r % cluster_m, unit.n * cluster_n + r / cluster_m);
+// a rank whose tile lies past the last tile row or column still runs (its
+// loads are TMA zero-filled) but stores nothing.
 #pragma once
 #include <cstdint>
 
@@ -41,27 +42,31 @@ struct PersistentSchedule {
   int batches = 1;
   int splits = 1;
   int dp_rows = 0;  // unit rows computed whole before the split tail (0: all split)
+  int cluster_n = 1;  // CTAs per cluster along N
 
   TCGEMM_SCHED_FN int unit_rows() const { return (tiles_m + cluster_m - 1) / cluster_m; }
+  TCGEMM_SCHED_FN int unit_cols() const { return (tiles_n + cluster_n - 1) / cluster_n; }
   TCGEMM_SCHED_FN int tail_rows() const { return unit_rows() - dp_rows; }
-  TCGEMM_SCHED_FN int64_t units_per_matrix() const { return static_cast<int64_t>(unit_rows()) * tiles_n; }
-  TCGEMM_SCHED_FN int64_t dp_units() const { return static_cast<int64_t>(dp_rows) * tiles_n * batches; }
-  TCGEMM_SCHED_FN int64_t tail_tiles() const { return static_cast<int64_t>(tail_rows()) * tiles_n; }
+  TCGEMM_SCHED_FN int64_t units_per_matrix() const { return static_cast<int64_t>(unit_rows()) * unit_cols(); }
+  TCGEMM_SCHED_FN int64_t dp_units() const { return static_cast<int64_t>(dp_rows) * unit_cols() * batches; }
+  TCGEMM_SCHED_FN int64_t tail_tiles() const { return static_cast<int64_t>(tail_rows()) * unit_cols(); }
   TCGEMM_SCHED_FN int64_t units() const { return dp_units() + tail_tiles() * batches * splits; }
 
   // The tile (and batch, and K slice) that cluster rank `rank` computes for
   // work unit `unit`.
   TCGEMM_SCHED_FN WorkUnit work(int64_t unit, int rank) const {
     const int64_t dp = dp_units();
+    const int rm = rank % cluster_m, rn = rank / cluster_m;
     if (unit < dp) {
-      const int64_t per = static_cast<int64_t>(dp_rows) * tiles_n;
-      const TileCoord u = raster_grouped(unit % per, dp_rows, tiles_n, group);
-      return {{u.m * cluster_m + rank, u.n}, static_cast<int>(unit / per), -1};
+      const int64_t per = static_cast<int64_t>(dp_rows) * unit_cols();
+      const TileCoord u = raster_grouped(unit % per, dp_rows, unit_cols(), group);
+      return {{u.m * cluster_m + rm, u.n * cluster_n + rn}, static_cast<int>(unit / per), -1};
     }
     unit -= dp;
     const int64_t copy = unit / tail_tiles();
-    const TileCoord u = raster_grouped(unit % tail_tiles(), tail_rows(), tiles_n, group);
-    return {{(dp_rows + u.m) * cluster_m + rank, u.n}, static_cast<int>(copy / splits), static_cast<int>(copy % splits)};
+    const TileCoord u = raster_grouped(unit % tail_tiles(), tail_rows(), unit_cols(), group);
+    return {{(dp_rows + u.m) * cluster_m + rm, u.n * cluster_n + rn}, static_cast<int>(copy / splits),
+            static_cast<int>(copy % splits)};
   }
   TCGEMM_SCHED_FN TileCoord tile(int64_t unit, int rank) const { return work(unit, rank).tile; }
   TCGEMM_SCHED_FN bool tile_valid(const TileCoord& t) const { return t.m < tiles_m && t.n < tiles_n; }
@@ -181,7 +186,7 @@ TCGEMM_SCHED_FN SplitPlan choose_split_plan(int requested, PersistentSchedule s,
   const int64_t plain = best_cost;
   const int rows = s.unit_rows();
   for (int tail = 1; tail <= rows; ++tail) {
-    if (static_cast<int64_t>(tail) * s.tiles_n * s.batches > 2 * static_cast<int64_t>(workers)) break;
+    if (static_cast<int64_t>(tail) * s.unit_cols() * s.batches > 2 * static_cast<int64_t>(workers)) break;
     for (int sp = 2; sp <= 16 && k_tiles / sp >= kMinTailSliceKTiles; ++sp) {
       PersistentSchedule t = s;
       t.splits = sp, t.dp_rows = rows - tail;

@@ -14,6 +14,8 @@ Status launch_ws(const GemmArgs& a);              // ws.cu
 Status launch_ws_persistent(const GemmArgs& a);   // ws_persistent.cu
 Status launch_ws_mcast(const GemmArgs& a);        // ws_mcast.cu
 Status workspace_ws_mcast(const GemmArgs& a, size_t* bytes);   // its split tail's partials
+Status launch_ws_mcast_2x2(const GemmArgs& a);    // ws_mcast.cu
+Status workspace_ws_mcast_2x2(const GemmArgs& a, size_t* bytes);
 Status launch_ws_splitk(const GemmArgs& a);       // ws_splitk.cu
 Status workspace_ws_splitk(const GemmArgs& a, size_t* bytes);  // its split-K partials
 Status launch_ws_pingpong(const GemmArgs& a);     // ws_pingpong.cu

@@ -35,6 +35,11 @@ std::vector<KernelInfo> sm90_kernels() {
        "(and ws_splitk's split tail over cluster rows)",
        90, dtypes, layouts, accums, 128, 256, 64, 4, TCGEMM_FN(launch_ws_mcast), sass, features | kSplitK,
        TCGEMM_FN(workspace_ws_mcast)},
+      {"sm90.ws_mcast.2x2", "sm90",
+       "ws_mcast with 2x2 clusters: B multicast down each tile column, A multicast along each tile row (each CTA "
+       "loads half of each operand)",
+       90, dtypes, layouts, accums, 128, 256, 64, 4, TCGEMM_FN(launch_ws_mcast_2x2), sass, features | kSplitK,
+       TCGEMM_FN(workspace_ws_mcast_2x2)},
       {"sm90.ws_splitk", "sm90",
        "ws_persistent + split-K: every tile when the tiles cannot fill the GPU (M <= 64: 64x256 tiles), only the "
        "last partial wave's tile rows otherwise (the split tail); fp32 partials summed in a fixed order "

@@ -14,6 +14,12 @@
 //   sm90.ws_mcast       + clusters of 2 CTAs along M that share the B tile:
 //                       each CTA loads half of it and TMA multicasts that half
 //                       into both CTAs' shared memory (half the B traffic).
+//   sm90.ws_mcast.2x2   + clusters of 2x2 CTAs: the pair down a tile column
+//                       shares B as above, the pair along a tile row shares
+//                       A the same way, so each CTA issues half of each
+//                       operand's loads; a slot is released to the three
+//                       CTAs that write into it (itself, its B peer, its A
+//                       peer -- not the diagonal one).
 //   sm90.ws_splitk      ws_persistent + split-K for shapes with too few tiles
 //                       to fill the GPU (decode: M <= 128 against big
 //                       weights): each work unit is one K slice of a tile; it
@@ -69,7 +75,7 @@
 namespace tcgemm::sm90 {
 
 template <int kBN, int kStages, bool kPersistent, int kClusterM, int kGroup = 8, bool kTmaStore = false,
-          int kConsumers = 2, bool kSplitK = false, bool kPingPong = false>
+          int kConsumers = 2, bool kSplitK = false, bool kPingPong = false, int kClusterN = 1>
 struct WsConfig {
   static constexpr int CONSUMERS = kConsumers;  // warpgroups
   // Cooperative: consumer cw computes rows cw*64 .. cw*64+63 of every tile.
@@ -77,11 +83,15 @@ struct WsConfig {
   static constexpr bool PINGPONG = kPingPong;
   static constexpr int M_BLOCKS = PINGPONG ? 2 : 1;  // m64 row blocks per consumer
   static constexpr int BM = PINGPONG ? 64 * M_BLOCKS : 64 * CONSUMERS, BN = kBN, STAGES = kStages;
-  static constexpr int CLUSTER = kClusterM;
+  static constexpr int CLUSTER = kClusterM;    // CTAs along M: they share (multicast) the B tile
+  static constexpr int CLUSTER_N = kClusterN;  // CTAs along N: they share (multicast) the A tile
+  static constexpr int CTAS = CLUSTER * CLUSTER_N;
   static constexpr bool PERSISTENT = kPersistent;
   static constexpr bool SPLIT_K = kSplitK;
-  // Consumer warps that read each slot (the arrivals its empty barrier counts).
-  static constexpr int READERS = (PINGPONG ? 4 : CONSUMERS * 4) * CLUSTER;
+  // Arrivals a slot's empty barrier counts: every consumer warp of every CTA
+  // this CTA's producer writes into (itself, its CLUSTER - 1 B peers along
+  // M, its CLUSTER_N - 1 A peers along N).
+  static constexpr int READERS = (PINGPONG ? 4 : CONSUMERS * 4) * (CLUSTER + CLUSTER_N - 1);
   // Epilogue: registers -> swizzled shared memory -> TMA store (true), or
   // registers -> 16-byte global stores (false).
   static constexpr bool TMA_STORE = kTmaStore;
@@ -101,7 +111,11 @@ struct WsConfig {
   static constexpr int GROUP = kGroup;  // units (tile rows) per group of the grouped raster
   static_assert(SMEM <= 227 * 1024, "shared memory per block on sm_90 is 227 KB");
   static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs along M");
-  static_assert(!PINGPONG || (CONSUMERS == 2 && PERSISTENT && CLUSTER == 1 && TMA_STORE && !SPLIT_K),
+  static_assert(CLUSTER_N == 1 || (CLUSTER_N == 2 && BM % (64 * CLUSTER_N) == 0), "1 or 2 CTAs along N");
+  // Multicast cta masks: bit r is cluster rank r = rm + CLUSTER * rn.
+  static constexpr uint16_t b_mask(int rn) { return static_cast<uint16_t>(((1u << CLUSTER) - 1) << (CLUSTER * rn)); }
+  static constexpr uint16_t a_mask(int rm) { return static_cast<uint16_t>(CLUSTER_N == 1 ? 1u << rm : (1u | 1u << CLUSTER) << rm); }
+  static_assert(!PINGPONG || (CONSUMERS == 2 && PERSISTENT && CTAS == 1 && TMA_STORE && !SPLIT_K),
                 "ping-pong: two consumers of a persistent, cluster-less, TMA-store kernel");
 };
 
@@ -202,7 +216,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     ws_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
               const __grid_constant__ CUtensorMap map_c, const Params p) {
 #if TCGEMM_SM90_DEVICE
-  constexpr int BM = Cfg::BM, BN = Cfg::BN, STAGES = Cfg::STAGES, CLUSTER = Cfg::CLUSTER;
+  constexpr int BM = Cfg::BM, BN = Cfg::BN, STAGES = Cfg::STAGES, CLUSTER = Cfg::CLUSTER, CTAS = Cfg::CTAS;
   extern __shared__ __align__(1024) uint8_t smem[];
   const uint32_t base = align_1024(ptx::smem_addr(smem));
   const uint32_t c_stage = base + STAGES * Cfg::STAGE_BYTES;  // TMA-store staging (C_BYTES)
@@ -212,11 +226,12 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
   auto b_tile = [&](int s) { return base + s * Cfg::STAGE_BYTES + Cfg::A_BYTES; };
 
   const int wg = threadIdx.x / kWarpgroup;
-  const uint32_t rank = CLUSTER > 1 ? ptx::cluster_ctarank() : 0;
-  const sched::PersistentSchedule sch{p.tiles_m,  p.tiles_n, p.grouped ? Cfg::GROUP : 1, CLUSTER,
-                                      p.batches, p.splits,  p.dp_rows};
+  const uint32_t rank = CTAS > 1 ? ptx::cluster_ctarank() : 0;
+  const int rm = rank % CLUSTER, rn = rank / CLUSTER;  // this CTA's place in the cluster (along M, along N)
+  const sched::PersistentSchedule sch{p.tiles_m, p.tiles_n, p.grouped ? Cfg::GROUP : 1, CLUSTER,
+                                      p.batches, p.splits,  p.dp_rows,                    Cfg::CLUSTER_N};
   // A worker is a CTA, or a cluster (whose CTAs have consecutive blockIdx.x).
-  const int64_t worker = blockIdx.x / CLUSTER, workers = gridDim.x / CLUSTER;
+  const int64_t worker = blockIdx.x / CTAS, workers = gridDim.x / CTAS;
   const int64_t units = sch.units();
   const int k_tiles = (p.K + BK - 1) / BK;
 
@@ -227,7 +242,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     ptx::fence_mbarrier_init();
   }
   // The barriers are initialised before anyone (in the cluster) uses them.
-  if constexpr (CLUSTER > 1) ptx::cluster_sync();
+  if constexpr (CTAS > 1) ptx::cluster_sync();
   else __syncthreads();
 
   if (wg == 0) {
@@ -245,12 +260,18 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         for (int kt = kt_begin; kt < kt_end; ++kt) {
           // With multicast the peer's consumers also arrive on this barrier.
           pipe.producer_acquire(st);
-          // This CTA's full barrier gets the A box, its own part of B and the
-          // peer's part of B (multicast): the whole stage.
+          // This CTA's full barrier gets its own parts of A and B and its
+          // peers' parts (multicast): the whole stage.
           pipe.producer_expect(st, Cfg::STAGE_BYTES);
-          ptx::tma_load_3d(a_tile(st.stage), &map_a, pipe.full(st.stage), kt * BK, m0, w.batch * p.z_step_a);
+          if constexpr (Cfg::CLUSTER_N == 1) {
+            ptx::tma_load_3d(a_tile(st.stage), &map_a, pipe.full(st.stage), kt * BK, m0, w.batch * p.z_step_a);
+          } else {  // rows [rn * BM / CLUSTER_N, ...) of the A tile, to the CTAs of this tile row
+            constexpr int kRows = BM / Cfg::CLUSTER_N;
+            ptx::tma_load_3d_multicast(a_tile(st.stage) + rn * kRows * kRowBytes, &map_a, pipe.full(st.stage), kt * BK,
+                                       m0 + rn * kRows, w.batch * p.z_step_a, Cfg::a_mask(rm));
+          }
           load_b<L, BN, CLUSTER>(b_tile(st.stage), &map_b, pipe.full(st.stage), kt * BK, n0, w.batch * p.z_step_b,
-                                 rank, static_cast<uint16_t>((1u << CLUSTER) - 1));
+                                 rm, Cfg::b_mask(rn));
           st.advance();
         }
       }
@@ -265,14 +286,16 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     const int row0 = Cfg::PINGPONG ? 0 : cw * 64;  // this warpgroup's first row in the tile
     const bool leader = threadIdx.x % 32 == 0;
     // One arrival per consumer warp on the empty barrier of every CTA that
-    // writes into this slot (this one, and with multicast the peer too).
+    // writes into this slot: this one, and with multicast its B peers (same
+    // tile column) and A peers (same tile row).
     auto release = [&](const sched::PipeState<STAGES>& s) {
       if (!leader) return;
-      if constexpr (CLUSTER == 1) {
+      if constexpr (CTAS == 1) {
         pipe.consumer_release(s);
       } else {
 #pragma unroll
-        for (int r = 0; r < CLUSTER; ++r) pipe.consumer_release_in(s, r);
+        for (int r = 0; r < CTAS; ++r)
+          if (r % CLUSTER == rm || r / CLUSTER == rn) pipe.consumer_release_in(s, r);
       }
     };
     sched::PipeState<STAGES> st, prev;
@@ -346,7 +369,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
   }
   // No CTA may exit while its peer can still multicast into it or arrive on
   // its barriers.
-  if constexpr (CLUSTER > 1) ptx::cluster_sync();
+  if constexpr (CTAS > 1) ptx::cluster_sync();
 #endif
 }
 
@@ -363,18 +386,18 @@ Status max_workers(Kernel kernel, int64_t* out) {
     int sms = 0;
     TCGEMM_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     int found = sms;  // one 384-thread, ~200 KB CTA per SM
-    if constexpr (Cfg::CLUSTER > 1) {
+    if constexpr (Cfg::CTAS > 1) {
       cudaLaunchConfig_t cfg = {};
       cudaLaunchAttribute attr[1];
       attr[0].id = cudaLaunchAttributeClusterDimension;
-      attr[0].val.clusterDim.x = Cfg::CLUSTER, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
-      cfg.gridDim = dim3(Cfg::CLUSTER * sms), cfg.blockDim = dim3(Cfg::THREADS);
+      attr[0].val.clusterDim.x = Cfg::CTAS, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
+      cfg.gridDim = dim3(Cfg::CTAS * sms), cfg.blockDim = dim3(Cfg::THREADS);
       cfg.dynamicSmemBytes = Cfg::SMEM, cfg.attrs = attr, cfg.numAttrs = 1;
       TCGEMM_CUDA_TRY(cudaOccupancyMaxActiveClusters(&found, kernel, &cfg));
     }
     if (found < 1)
       return Status::Error(StatusCode::not_supported,
-                           "no cluster of " + std::to_string(Cfg::CLUSTER) + " CTAs with " +
+                           "no cluster of " + std::to_string(Cfg::CTAS) + " CTAs with " +
                                std::to_string(Cfg::SMEM) + " bytes of shared memory fits on this device");
     n = found;
   }
@@ -398,8 +421,13 @@ SplitK splitk_for(const GemmArgs& a, int64_t most) {
   SplitK s;
   if constexpr (Cfg::SPLIT_K) {
     const sched::PersistentSchedule tiles{static_cast<int>(ceil_div(a.M, Cfg::BM)),
-                                          static_cast<int>(ceil_div(a.N, Cfg::BN)), 1, Cfg::CLUSTER,
-                                          static_cast<int>(a.batch), 1};
+                                          static_cast<int>(ceil_div(a.N, Cfg::BN)),
+                                          1,
+                                          Cfg::CLUSTER,
+                                          static_cast<int>(a.batch),
+                                          1,
+                                          0,
+                                          Cfg::CLUSTER_N};
     const sched::SplitPlan plan =
         sched::choose_split_plan(a.split_k, tiles, static_cast<int>(ceil_div(a.K, BK)), static_cast<int>(most));
     s.splits = plan.splits;
@@ -434,7 +462,8 @@ template <class Cfg, DType DT, Layout L>
 Status launch_ws(const GemmArgs& a) {
   const auto kernel = ws_kernel<Cfg, DT, L>;
   CUtensorMap map_a, map_b, map_c = {};
-  TCGEMM_TRY((encode_operands<Cfg::BM, Cfg::BN, Cfg::CLUSTER>(a, &map_a, &map_b)));
+  // A's box: the rows one CTA loads (BM, or its share with A multicast).
+  TCGEMM_TRY((encode_operands<Cfg::BM / Cfg::CLUSTER_N, Cfg::BN, Cfg::CLUSTER>(a, &map_a, &map_b)));
   if constexpr (Cfg::TMA_STORE) {
     tma::TensorMapParams pc;
     TCGEMM_TRY(tma::gemm_operand(a, tma::Operand::C, 64, 64, tma::Swizzle::b128, &pc));
@@ -448,11 +477,11 @@ Status launch_ws(const GemmArgs& a) {
   const SplitK split = splitk_for<Cfg>(a, most);
   p.splits = split.splits, p.dp_rows = split.dp_rows, p.partial_row0 = split.partial_row0;
   const sched::PersistentSchedule sch{p.tiles_m, p.tiles_n, p.grouped ? Cfg::GROUP : 1, Cfg::CLUSTER, p.batches,
-                                      p.splits,  p.dp_rows};
+                                      p.splits,  p.dp_rows,                        Cfg::CLUSTER_N};
   const int64_t workers = Cfg::PERSISTENT ? sch.grid(most) : sch.units();  // not persistent: one per unit
-  if (workers * Cfg::CLUSTER > 0x7fffffff)
+  if (workers * Cfg::CTAS > 0x7fffffff)
     return Status::Error(StatusCode::not_supported, "too many output tiles for one grid");
-  const unsigned grid = static_cast<unsigned>(workers * Cfg::CLUSTER);
+  const unsigned grid = static_cast<unsigned>(workers * Cfg::CTAS);
   // Split-K's fp32 partials: the caller's workspace when given (the memory
   // of its allocator: torch's, cupy's), else stream-ordered scratch from
   // tcgemm's pool (core/workspace.h), freed on the same stream once the
@@ -479,13 +508,13 @@ Status launch_ws(const GemmArgs& a) {
     }
     return s;
   };
-  if constexpr (Cfg::CLUSTER == 1) {
+  if constexpr (Cfg::CTAS == 1) {
     kernel<<<grid, Cfg::THREADS, Cfg::SMEM, a.stream>>>(map_a, map_b, map_c, p);
   } else {
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = Cfg::CLUSTER, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
+    attr[0].val.clusterDim.x = Cfg::CTAS, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
     cfg.gridDim = dim3(grid), cfg.blockDim = dim3(Cfg::THREADS), cfg.dynamicSmemBytes = Cfg::SMEM;
     cfg.stream = a.stream, cfg.attrs = attr, cfg.numAttrs = 1;
     const Status s = cuda_status(cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_c, p), "cudaLaunchKernelEx");
