@@ -150,6 +150,13 @@ int main() {
       GemmArgs a = good();
       a.M = 3576, a.N = 640, a.K = 7896, a.layout = Layout::NN;
       CHECK(n192(auto_preference(90, a, 132).front()));
+      // 2x2 clusters where B's rows are misaligned and their 30-wide waves
+      // fit (run 2, bf16 NN: ws_mcast.2x2 1.02x, ws_mcast 0.96x).
+      a.M = 3328, a.N = 8024, a.K = 3096;
+      CHECK(std::string(auto_preference(90, a, 132).front()) == "sm90.ws_mcast.2x2");
+      // ... but not on aligned squares: 8192^3 on 120 SMs 0.89-0.91x.
+      a.M = a.N = a.K = 8192;
+      CHECK(std::string(auto_preference(90, a, 132).front()) != "sm90.ws_mcast.2x2");
     }
     {
       GemmArgs a = good();

@@ -70,6 +70,7 @@ struct Sm90Costs {
   bool misaligned = false;  // operand rows start 16 bytes into a 32-byte sector
   double persistent = 0, mcast = 0, pingpong = 0, splitk = 0;
   double splitk192 = 0, mcast192 = 0;  // sm90.ws_splitk.n192, sm90.ws_mcast.n192
+  double mcast2x2 = 0;                 // sm90.ws_mcast.2x2
 };
 Sm90Costs sm90_costs(const GemmArgs& args, int sms);
 

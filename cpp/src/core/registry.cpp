@@ -138,6 +138,7 @@ Sm90Costs sm90_costs(const GemmArgs& a, int sms) {
   // fitted as (time = modelled / 0.965 + 5), multicast is 2-3% faster per
   // element than a lone CTA on large shapes and slower on small ones.
   constexpr double kClusterCost = 5;
+
   // ws_mcast applies the split policy to its cluster rows itself.
   const sched::PersistentSchedule pair{tm, tn, 8, 2, batch, 1};
   c.mcast = policy_cost(pair, sms / 2) / 0.965 * misaligned_scale(0.965, 0.83) + kClusterCost;
@@ -155,6 +156,15 @@ Sm90Costs sm90_costs(const GemmArgs& a, int sms) {
                 misaligned_scale(1.0, 0.64);
   const sched::PersistentSchedule pair192{tm, tn192, 8, 2, batch, 1};
   c.mcast192 = policy_cost(pair192, sms / 2) * 0.75 / 0.93 * misaligned_scale(0.965, 0.83) + kClusterCost;
+  // 2x2 clusters: only 30 fit on the H200 at once (120 of its 132 SMs; the
+  // split-tail tests' plans on the device put cudaOccupancyMaxActiveClusters
+  // at 30-31: its GPCs' SM counts are not multiples of 4). Per SM they run
+  // as fast as a lone CTA aligned and 0.85 of that on misaligned rows
+  // (each CTA issues half of A's and half of B's loads; ninth session, run
+  // 2: 3072x5120x7000 bf16 TN 1.04x cuBLAS on 120 SMs, ws_mcast 0.98x on
+  // 132), so they win only where their 30-wide waves quantize better.
+  const sched::PersistentSchedule quad{tm, tn, 8, 2, batch, 1, 0, 2};
+  c.mcast2x2 = policy_cost(quad, sms * 30 / 132) * misaligned_scale(1.0, 0.85) + kClusterCost;
   return c;
 }
 
@@ -221,7 +231,8 @@ std::vector<const char*> auto_preference(int cc, const GemmArgs& args, int sms) 
     std::vector<std::pair<double, const char*>> by_cost = {{c.splitk, "sm90.ws_splitk"},
                                                            {c.mcast, "sm90.ws_mcast"},
                                                            {c.splitk192, "sm90.ws_splitk.n192"},
-                                                           {c.mcast192, "sm90.ws_mcast.n192"}};
+                                                           {c.mcast192, "sm90.ws_mcast.n192"},
+                                                           {c.mcast2x2, "sm90.ws_mcast.2x2"}};
     if (!splits) by_cost.insert(by_cost.begin(), {{c.persistent, "sm90.ws_persistent"}, {c.pingpong, "sm90.ws_pingpong"}});
     std::stable_sort(by_cost.begin(), by_cost.end(),
                      [](const auto& x, const auto& y) { return x.first < y.first; });
