@@ -116,55 +116,59 @@ Sm90Costs sm90_costs(const GemmArgs& a, int sms) {
     const int64_t split = split_cost(s, workers);
     return static_cast<double>(split ? split : sched::schedule_cost(s, k_tiles, workers));
   };
-  const sched::PersistentSchedule wide{tm, tn, 8, 1, batch, 1};
-  c.persistent = sched::schedule_cost(wide, k_tiles, sms) * misaligned_scale(1.0, 0.64);
-  // ws_splitk's split tail (and full split) as measured beside ws_mcast's (run 6 of
-  // 2026-12-04, four aligned shapes with a short last wave: ws_mcast 2-4%
-  // ahead where the counts put it 2-7% behind): where every SM streams its
-  // own A and B the partial sums and their reduction cost more than
-  // kPartialCost/kReduceCost say.
-  const int64_t split = split_cost(wide, sms);
-  c.splitk = (split ? split / 0.92 : sched::schedule_cost(wide, k_tiles, sms)) * misaligned_scale(1.0, 0.64);
-  // The other kernels' speeds per element against ws_persistent's, aligned
-  // and on misaligned rows, were re-fitted on the ninth session's run 1
-  // (aligned seeds 11-14 and the llm preset, every Hopper configuration;
-  // the same fit on the eighth session's run 4 agrees within 2%): each
+  // Each configuration's speed per element against ws_persistent's, aligned
+  // and on misaligned rows (docs/benchmarking.md, "How auto decides"), fitted
+  // on the ninth session's run 1 (aligned seeds 11-14 and the llm preset,
+  // every configuration named; the same fit on the eighth session's run 4
+  // agrees within 2%, and seeds 15-18, measured after it, within 5%): each
   // kernel's measured time over its modelled time, relative to
-  // ws_persistent's on the same row. Ping-pong ran 9% slower than its old
-  // factors said on every class of row (0.93 -> 0.85); multicast's gain on
-  // misaligned rows is smaller than the one shape it was measured on
-  // (0.94 -> 0.83, against ws_persistent's 0.64), and a cluster launch costs
-  // about kClusterCost k-tiles more (its fill and its two cluster barriers):
-  // fitted as (time = modelled / 0.965 + 5), multicast is 2-3% faster per
-  // element than a lone CTA on large shapes and slower on small ones.
+  // ws_persistent's on the same row, per class of row.
+  //   ping-pong: 9% slower than its earlier 0.93 said, on every class.
+  //   multicast: its gain on misaligned rows is smaller than on the one shape
+  //     first measured (0.83, not 0.94), and a cluster launch costs about
+  //     kClusterCost K tiles more (its fill and its two cluster barriers):
+  //     time = modelled / 0.965 + 5, behind on small shapes, ahead on large.
+  //   128x192 tiles: 3/4 of a wide tile's work at 0.92 / 0.93 of their
+  //     128x256 counterparts' speed (a consumer's m64n192k16 reads 1/15 more
+  //     shared memory per MMA than m64n256k16; the epilogue's share grows).
+  //   2x2 clusters: per SM as fast as a lone CTA, 0.85 on misaligned rows
+  //     (run 2: 3072x5120x7000 bf16 TN 1.04x cuBLAS on 120 SMs, ws_mcast 0.98x
+  //     on 132), but only 30 fit on the H200 at once (120 of its 132 SMs:
+  //     the split-tail tests' plans on the device put
+  //     cudaOccupancyMaxActiveClusters at 30-31; its GPCs' SM counts are not
+  //     multiples of 4), so they win only where 30-wide waves fit better.
+  struct Speed {
+    double aligned, misaligned;
+  };
+  constexpr Speed kWide{1.0, 0.64}, kMcast{0.965, 0.83}, kPingPong{0.85, 0.475};
+  constexpr Speed kSplitK192{0.92, 0.92 * 0.64}, kMcast192{0.93, 0.93 * 0.83 / 0.965}, kQuad{1.0, 0.85};
   constexpr double kClusterCost = 5;
+  // ws_splitk's split tail (and full split) as measured beside ws_mcast's
+  // (run 6 of 2026-12-04, four aligned shapes with a short last wave:
+  // ws_mcast 2-4% ahead where the counts put it 2-7% behind): where every SM
+  // streams its own A and B the partial sums and their reduction cost more
+  // than kPartialCost/kReduceCost say.
+  constexpr double kSplitTailSpeed = 0.92;
+  const auto time = [&](double cost, Speed s) { return cost / s.aligned * misaligned_scale(s.aligned, s.misaligned); };
+  const auto splitk_cost = [&](const sched::PersistentSchedule& s, int workers) -> double {
+    const int64_t split = split_cost(s, workers);
+    return split ? split / kSplitTailSpeed : static_cast<double>(sched::schedule_cost(s, k_tiles, workers));
+  };
 
-  // ws_mcast applies the split policy to its cluster rows itself.
-  const sched::PersistentSchedule pair{tm, tn, 8, 2, batch, 1};
-  c.mcast = policy_cost(pair, sms / 2) / 0.965 * misaligned_scale(0.965, 0.83) + kClusterCost;
-  const sched::PersistentSchedule square{tm, static_cast<int>(ceil_div(a.N, 128)), 8, 1, batch, 1};
-  c.pingpong = sched::schedule_cost(square, k_tiles, sms) * 0.5 / 0.85 * misaligned_scale(0.85, 0.475);
-  // 128x192 tiles: 3/4 of a wide tile's work, at 0.92 (ws_splitk.n192) and
-  // 0.93 (ws_mcast.n192) of the speed per element of their 128x256
-  // counterparts (the same fit: a consumer's m64n192k16 reads 1/15 more
-  // shared memory per MMA than m64n256k16, and the epilogue's share of a
-  // tile grows).
-  const int tn192 = static_cast<int>(ceil_div(a.N, 192));
-  const sched::PersistentSchedule wide192{tm, tn192, 8, 1, batch, 1};
-  const int64_t split192 = split_cost(wide192, sms);
-  c.splitk192 = (split192 ? split192 / 0.92 : sched::schedule_cost(wide192, k_tiles, sms)) * 0.75 / 0.92 *
-                misaligned_scale(1.0, 0.64);
-  const sched::PersistentSchedule pair192{tm, tn192, 8, 2, batch, 1};
-  c.mcast192 = policy_cost(pair192, sms / 2) * 0.75 / 0.93 * misaligned_scale(0.965, 0.83) + kClusterCost;
-  // 2x2 clusters: only 30 fit on the H200 at once (120 of its 132 SMs; the
-  // split-tail tests' plans on the device put cudaOccupancyMaxActiveClusters
-  // at 30-31: its GPCs' SM counts are not multiples of 4). Per SM they run
-  // as fast as a lone CTA aligned and 0.85 of that on misaligned rows
-  // (each CTA issues half of A's and half of B's loads; ninth session, run
-  // 2: 3072x5120x7000 bf16 TN 1.04x cuBLAS on 120 SMs, ws_mcast 0.98x on
-  // 132), so they win only where their 30-wide waves quantize better.
-  const sched::PersistentSchedule quad{tm, tn, 8, 2, batch, 1, 0, 2};
-  c.mcast2x2 = policy_cost(quad, sms * 30 / 132) * misaligned_scale(1.0, 0.85) + kClusterCost;
+  const int tn192 = static_cast<int>(ceil_div(a.N, 192)), tn128 = static_cast<int>(ceil_div(a.N, 128));
+  const sched::PersistentSchedule wide{tm, tn, 8, 1, batch, 1};          // 128x256
+  const sched::PersistentSchedule pair{tm, tn, 8, 2, batch, 1};          // 128x256, 2x1 clusters
+  const sched::PersistentSchedule quad{tm, tn, 8, 2, batch, 1, 0, 2};    // 128x256, 2x2 clusters
+  const sched::PersistentSchedule square{tm, tn128, 8, 1, batch, 1};     // 128x128 (ping-pong)
+  const sched::PersistentSchedule wide192{tm, tn192, 8, 1, batch, 1};    // 128x192
+  const sched::PersistentSchedule pair192{tm, tn192, 8, 2, batch, 1};    // 128x192, 2x1 clusters
+  c.persistent = time(static_cast<double>(sched::schedule_cost(wide, k_tiles, sms)), kWide);
+  c.splitk = time(splitk_cost(wide, sms), kWide);
+  c.mcast = time(policy_cost(pair, sms / 2), kMcast) + kClusterCost;  // its split policy over cluster rows
+  c.mcast2x2 = time(policy_cost(quad, sms * 30 / 132), kQuad) + kClusterCost;
+  c.pingpong = time(sched::schedule_cost(square, k_tiles, sms) * 0.5, kPingPong);
+  c.splitk192 = time(splitk_cost(wide192, sms) * 0.75, kSplitK192);
+  c.mcast192 = time(policy_cost(pair192, sms / 2) * 0.75, kMcast192) + kClusterCost;
   return c;
 }
 
