@@ -18,6 +18,12 @@ Status workspace_ws_mcast(const GemmArgs& a, size_t* bytes) { return ws_workspac
 // above, the two of a tile row share A (each loads 64 of its 128 rows and
 // multicasts them): each CTA issues half of A's and half of B's loads.
 using Mcast2x2 = WsConfig<256, 4, true, 2, 8, true, 2, true, false, 2>;
+// Rank r = rm + 2 rn: B goes to the CTAs of a tile column (same rn), A to
+// those of a tile row (same rm); a slot's empty barrier counts the 8
+// consumer warps of itself, its B peer and its A peer.
+static_assert(Mcast2x2::b_mask(0) == 0b0011 && Mcast2x2::b_mask(1) == 0b1100, "B multicast: same tile column");
+static_assert(Mcast2x2::a_mask(0) == 0b0101 && Mcast2x2::a_mask(1) == 0b1010, "A multicast: same tile row");
+static_assert(Mcast2x2::READERS == 24 && Mcast::READERS == 16, "empty-barrier arrivals per slot");
 
 Status launch_ws_mcast_2x2(const GemmArgs& a) { return launch_ws_variant<Mcast2x2>(a); }
 
