@@ -166,3 +166,54 @@ def test_user_path_tiny(monkeypatch):
         assert r["tcgemm_ms"] > 0 and r["ref_ms"] > 0
         assert r["path"] != "numpy" or r["bound_ms"] > 0
         assert r.get("rel_err", 0) < 1e-2
+
+
+def test_queued_timing_grows_its_gate_until_it_covers_the_enqueueing():
+    """TorchBackend.time_queued against a simulated stream: host calls take time
+    to enqueue; the gate (a spin of N cycles) ends N / clock after it was
+    enqueued; a chunk whose gate ended before its last call was enqueued is
+    discarded and re-timed behind a gate twice as long."""
+    from tcgemm.bench.references import TorchBackend
+
+    class Sim:
+        host_us, gate_end_us, calls = 0.0, 0.0, 0
+
+    sim = Sim()
+
+    class Event:
+        def __init__(self, enable_timing=False):
+            self.gate = not enable_timing
+
+        def record(self):
+            pass
+
+        def query(self):  # the gate event: reached once the spin has ended
+            return sim.host_us >= sim.gate_end_us
+
+        def synchronize(self):
+            pass
+
+        def elapsed_time(self, other):
+            return 0.25  # the simulated kernel's GPU time (ms)
+
+    def sleep(cycles):
+        sim.gate_end_us = sim.host_us + cycles / 2000.0  # a 2 GHz clock
+
+    class FakeTorch:
+        cuda = type("cuda", (), {"Event": Event, "_sleep": staticmethod(sleep)})
+
+    be = TorchBackend.__new__(TorchBackend)
+    be.torch = FakeTorch
+    be.gate_cycles = 1 << 10  # 0.5 us: far shorter than enqueueing 8 calls
+
+    def call(*args):
+        sim.calls += 1
+        sim.host_us += 20.0  # host time to enqueue one call
+
+    ms = be.time_queued(call, [(), ()], warmup=2, iters=20)
+    assert ms == [0.25] * 20
+    assert be.gate_cycles >= 8 * 20.0 * 2000  # now outlasts a chunk of 8 calls
+    assert sim.calls > 2 + 20  # the chunks behind a short gate were thrown away and re-run
+    before = sim.calls
+    be.time_queued(call, [()], warmup=0, iters=8)  # the grown gate is kept: no retry
+    assert sim.calls - before == 8

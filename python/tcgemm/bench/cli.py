@@ -47,6 +47,9 @@ def main(argv=None) -> int:
     p.add_argument("--no-cublas", action="store_true", help="skip torch/cupy even if installed")
     p.add_argument("--paired", type=int, default=4, metavar="ROUNDS",
                    help="re-time cuBLAS and each kernel in ROUNDS alternating chunks for the 'paired' ratio (0: off)")
+    p.add_argument("--timing", default="launch", choices=["launch", "queued"],
+                   help="launch: each call waited for, its host launch time in the window; queued: GPU time "
+                        "only, calls enqueued behind a spin kernel (needs torch)")
     p.add_argument("--sustain", type=float, default=0.0, metavar="SECONDS",
                    help="also run each row back to back for SECONDS and record its settled TFLOPS, SM clock and "
                         "board power (what a long job sees at the power limit)")
@@ -84,7 +87,7 @@ def main(argv=None) -> int:
         res = run(shapes, args.kernels, args.dtypes, args.layouts, args.accumulate, args.warmup, args.iters,
                   backend=backend_for("none" if args.no_cublas else None), paired_rounds=args.paired,
                   sustain_s=args.sustain, seeds=seeds, count=args.count,
-                  aligned=args.aligned_share)
+                  aligned=args.aligned_share, timing=args.timing)
     if args.features or args.only_features:
         res["feature_rows"] = run_features(warmup=args.warmup, iters=args.iters)
     write_results(res, args, to_markdown, plot)

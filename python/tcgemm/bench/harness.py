@@ -38,7 +38,8 @@ def select_kernels(patterns):
 
 
 def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumulate="f32", warmup=5, iters=30,
-        backend=None, progress=True, paired_rounds=4, sustain_s=0.0, seeds=(), count=24, aligned=0.5):
+        backend=None, progress=True, paired_rounds=4, sustain_s=0.0, seeds=(), count=24, aligned=0.5,
+        timing="launch"):
     """Benchmark; returns {"environment": ..., "rows": [...]}. Never asserts speed.
     `shapes` are crossed with `dtypes` and `layouts`; each of `seeds` adds
     `count` random jobs (shapes.random_jobs), whose rows carry the seed."""
@@ -62,6 +63,13 @@ def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumul
             bar = tqdm(total=len(jobs) * (len(ks) + 1), desc="bench", file=sys.stderr)
         except Exception:
             bar = None
+    # timing "launch": each call waited for, its host launch time inside the
+    # window (torch's dispatch, tcgemm's plan lookup); "queued": GPU time only
+    # (TorchBackend.time_queued), tcgemm called through _core.gemm on torch's
+    # stream without waiting.
+    queued = timing == "queued"
+    if queued and not hasattr(backend, "time_queued"):
+        raise ValueError("timing='queued' needs torch (the cuBLAS column's backend)")
     for M, N, K, dname, layout, seed in jobs:
         dt = DTYPES[dname]
         flops = 2.0 * M * N * K
@@ -85,13 +93,24 @@ def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumul
 
         ref = None
         cublas_ms = None
+
+        def time_cublas(w, n):
+            return (backend.time_queued if queued else backend.time)(backend.mm, rot, w, n)
+
+        def time_kernel(name, w, n):
+            if queued:
+                stream = backend.torch.cuda.current_stream().cuda_stream
+                return backend.time_queued(lambda a, b, c: _core.gemm(name, a, b, c, M, N, K, lda, ldb, ldc, cd, lt,
+                                                                      acc, True, stream, False), ptrs, w, n)
+            return _core.time_gemm(name, ptrs, M, N, K, lda, ldb, ldc, cd, lt, acc, True, w, n, 0)
+
         if backend.name:
             ref = backend.reference(a0[1], backend.operand_b(b0[1], layout))
             rot = [(a[1], backend.operand_b(b[1], layout)) for a, b, _ in sets]
             cub_out = backend.mm(*rot[0])
             cub_err, _ = backend.rel_err(cub_out, ref)
             del cub_out
-            cublas_ms = backend.time(backend.mm, rot, warmup, iters)
+            cublas_ms = time_cublas(warmup, iters)
             row = dict(base, kernel=backend.name, sm_clock_mhz=sm_clock_mhz(), rel_err=cub_err, **stats(cublas_ms, flops))
             row["vs_cublas"] = 1.0
             if sustain_s > 0:
@@ -123,14 +142,14 @@ def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumul
                     row["rel_err"], row["nonfinite"] = backend.rel_err(c0[1], ref)
                 else:
                     row["rel_err"], row["nonfinite"] = native_err(a0, b0, c0, layout)
-                ms = _core.time_gemm(k["name"], ptrs, M, N, K, lda, ldb, ldc, cd, lt, acc, True, warmup, iters, 0)
+                ms = time_kernel(k["name"], warmup, iters)
                 row["sm_clock_mhz"] = sm_clock_mhz()
                 row.update(stats(ms, flops))
                 if cublas_ms:
                     row["vs_cublas"] = float(np.median(cublas_ms)) / row["median_ms"]
                     if paired_rounds:
-                        cub, ker = paired(backend, rot, lambda w, n, name=k["name"]: _core.time_gemm(
-                            name, ptrs, M, N, K, lda, ldb, ldc, cd, lt, acc, True, w, n, 0), paired_rounds, iters)
+                        cub, ker = paired(time_cublas, lambda w, n, name=k["name"]: time_kernel(name, w, n),
+                                          paired_rounds, iters)
                         row["paired"] = {"rounds": paired_rounds, "cublas_median_ms": float(np.median(cub)),
                                          "median_ms": float(np.median(ker))}
                         row["vs_cublas_paired"] = row["paired"]["cublas_median_ms"] / row["paired"]["median_ms"]
@@ -149,6 +168,7 @@ def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumul
     if bar:
         bar.close()
     env = environment(backend)
+    env["timing"] = timing
     if sustain_s > 0:
         env["sustain_s"] = sustain_s
     if seeds:

@@ -33,6 +33,12 @@ def to_markdown(result) -> str:
                          + (f", {ps['power_w']:.0f} W" if ps.get("power_w") else ""))
     tb = env.get("tcgemm", {})
     lines.append(f"- tcgemm {tb.get('version')}, built with CUDA {tb.get('cuda_version')} for {', '.join(tb.get('archs', []))}")
+    if env.get("timing") == "queued":
+        lines.append("- timing: GPU time per call (each chunk of calls enqueued behind a spin kernel, then run back to "
+                     "back between their events)")
+    elif env.get("timing") == "launch":
+        lines.append("- timing: each call between two events and waited for: the host's launch time (torch's "
+                     "dispatch, tcgemm's plan lookup) is inside each window")
     paired = any("vs_cublas_paired" in r for r in result["rows"])
     if paired:
         lines.append("- paired: cuBLAS and the kernel re-timed in alternating chunks (same clocks), ratio of medians")

@@ -80,13 +80,13 @@ def stats(ms, flops):
             "tflops": flops / (med * 1e-3) / 1e12}
 
 
-def paired(backend, rot, kernel_ms, rounds, iters):
+def paired(cublas_ms, kernel_ms, rounds, iters):
     """cuBLAS and a kernel timed in alternating chunks (one warm-up call each);
-    -> (cuBLAS times, kernel times)."""
+    each argument times (warmup, n) calls. -> (cuBLAS times, kernel times)."""
     chunk = max(1, iters // rounds)
     cub, ker = [], []
     for _ in range(rounds):
-        cub += backend.time(backend.mm, rot, 1, chunk)
+        cub += cublas_ms(1, chunk)
         ker += kernel_ms(1, chunk)
     return cub, ker
 
