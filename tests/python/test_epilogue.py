@@ -261,6 +261,7 @@ def test_split_k_batched(kernel, rng):
 TAIL = {256: [(2504, 1896, 2048, 1), (2567, 2000, 2777, 1), (1100, 1900, 2222, 2)],
         192: [(1086, 2696, 2777, 1), (1086, 2922, 2777, 1), (601, 2583, 2777, 2)],
         "sm90.ws_mcast.2x2": [(1086, 3148, 2777, 1), (2567, 2000, 2777, 1), (601, 2583, 2777, 2)]}
+TAIL["sm90.ws_splitk.swap"] = TAIL[256]  # NN runs ws_splitk (its tail); TN computes D^T, all partials
 
 
 def _tail_shapes(kernel):
@@ -278,7 +279,9 @@ def test_split_tail_matches_float64_and_is_deterministic(kernel, layout, shape, 
     # The workspace holds the tail's partials only: fewer bytes than splitting every row.
     _, _, ws = _core.plan(kernel, M, N, K, _core.DType.float16, _core.Layout.TN if layout == "TN" else _core.Layout.NN,
                           _core.Accum.f32, False, batch, 0)
-    if d["sm_count"] == 132:
+    if kernel.endswith(".swap") and layout == "TN":  # no tail: every tile of D^T leaves as a partial
+        assert ws >= 4 * batch * N * ((M + 3) // 4 * 4)
+    elif d["sm_count"] == 132:
         assert 0 < ws < 2 * 4 * batch * M * ((N + 3) // 4 * 4), "expected a split tail on 132 SMs"
     shape_a, shape_c = ((batch, M, K), (batch, M, N)) if batch > 1 else ((M, K), (M, N))
     a = _u(rng, shape_a, f16)
@@ -310,7 +313,7 @@ def test_auto_picks_split_k_for_decode_shapes(rng):
     if d["cc"] != 90 or not any(k["name"] == "sm90.ws_splitk" and k["runnable"] for k in tcgemm.kernels()):
         pytest.skip("the split-K policy is measured for sm_90 (ws_splitk built and runnable)")
     for M, N, K, want in [(16, 8192, 8192, "sm90.ws_splitk"), (128, 8192, 8192, "sm90.ws_pingpong"),
-                          (4096, 4096, 4096, "sm90.ws_persistent")]:
+                          (4096, 4096, 4096, "sm90.ws_mcast")]:
         da = tcgemm.DeviceArray.empty((M, K), f16)
         db = tcgemm.DeviceArray.empty((K, N), f16)
         dc = tcgemm.DeviceArray.empty((M, N), f16)
@@ -319,3 +322,11 @@ def test_auto_picks_split_k_for_decode_shapes(rng):
         assert used == want, (M, N, K, used)
         for x in (da, db, dc):
             x.free()
+    # x @ w.T (TN) at M <= 64 swaps A and B (the weight's rows fill wgmma's M)
+    M, N, K = 16, 4096, 4096
+    da, dw, dc = (tcgemm.DeviceArray.empty(s, f16) for s in ((M, K), (N, K), (M, N)))
+    used = _core.gemm("auto", da.ptr, dw.ptr, dc.ptr, M, N, K, da.pitch, dw.pitch, dc.pitch, _core.DType.float16,
+                      _core.Layout.TN, _core.Accum.f32, True, 0, True)
+    assert used == "sm90.ws_splitk.swap", used
+    for x in (da, dw, dc):
+        x.free()

@@ -48,9 +48,15 @@ TCGEMM_HOST_DEVICE uint64_t wgmma_desc(uint32_t smem, uint32_t lbo_bytes, uint32
 // TransB (imm-trans-b): 0 = B is K-major (stored N x K, the TN case),
 // 1 = B is MN-major (stored K x N, the NN case); A is always K-major here.
 
-// The forms below differ only in N (n128, n192, n256: 64, 96 or 128
-// accumulator registers per thread) and the element type; the macros spell
-// out the operand lists once.
+// The forms below differ only in N (n16, n32, n64, n128, n192, n256: 8 to
+// 128 accumulator registers per thread) and the element type; the macros
+// spell out the operand lists once.
+#define TCGEMM_WGMMA_REGS8 " {%0, %1, %2, %3, %4, %5, %6, %7},\n"
+#define TCGEMM_WGMMA_REGS16 \
+  " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15},\n"
+#define TCGEMM_WGMMA_REGS32 \
+  " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
+  " %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31},\n"
 #define TCGEMM_WGMMA_REGS64 \
   " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
   " %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31," \
@@ -73,6 +79,8 @@ TCGEMM_HOST_DEVICE uint64_t wgmma_desc(uint32_t smem, uint32_t lbo_bytes, uint32
   " %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111," \
   " %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127},\n"
 #define TCGEMM_WGMMA_D8(i) "+f"(d[i]), "+f"(d[(i) + 1]), "+f"(d[(i) + 2]), "+f"(d[(i) + 3]), "+f"(d[(i) + 4]), "+f"(d[(i) + 5]), "+f"(d[(i) + 6]), "+f"(d[(i) + 7])
+#define TCGEMM_WGMMA_D16 TCGEMM_WGMMA_D8(0), TCGEMM_WGMMA_D8(8)
+#define TCGEMM_WGMMA_D32 TCGEMM_WGMMA_D16, TCGEMM_WGMMA_D8(16), TCGEMM_WGMMA_D8(24)
 #define TCGEMM_WGMMA_D64                                                                                  \
   TCGEMM_WGMMA_D8(0), TCGEMM_WGMMA_D8(8), TCGEMM_WGMMA_D8(16), TCGEMM_WGMMA_D8(24), TCGEMM_WGMMA_D8(32), \
       TCGEMM_WGMMA_D8(40), TCGEMM_WGMMA_D8(48), TCGEMM_WGMMA_D8(56)
@@ -88,6 +96,36 @@ TCGEMM_HOST_DEVICE uint64_t wgmma_desc(uint32_t smem, uint32_t lbo_bytes, uint32
                " %" a ", %" b ", p, 1, 1, 0, %" trans ";\n}\n"                                       \
                : __VA_ARGS__                                                                    \
                : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TransB))
+
+template <int TransB>
+TCGEMM_DEVICE void wgmma_m64n16k16_f32_f16(float (&d)[8], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
+  TCGEMM_WGMMA_ASYNC("m64n16k16", "f16", TCGEMM_WGMMA_REGS8, "8", "9", "10", "11", TCGEMM_WGMMA_D8(0));
+}
+
+template <int TransB>
+TCGEMM_DEVICE void wgmma_m64n16k16_f32_bf16(float (&d)[8], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
+  TCGEMM_WGMMA_ASYNC("m64n16k16", "bf16", TCGEMM_WGMMA_REGS8, "8", "9", "10", "11", TCGEMM_WGMMA_D8(0));
+}
+
+template <int TransB>
+TCGEMM_DEVICE void wgmma_m64n32k16_f32_f16(float (&d)[16], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
+  TCGEMM_WGMMA_ASYNC("m64n32k16", "f16", TCGEMM_WGMMA_REGS16, "16", "17", "18", "19", TCGEMM_WGMMA_D16);
+}
+
+template <int TransB>
+TCGEMM_DEVICE void wgmma_m64n32k16_f32_bf16(float (&d)[16], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
+  TCGEMM_WGMMA_ASYNC("m64n32k16", "bf16", TCGEMM_WGMMA_REGS16, "16", "17", "18", "19", TCGEMM_WGMMA_D16);
+}
+
+template <int TransB>
+TCGEMM_DEVICE void wgmma_m64n64k16_f32_f16(float (&d)[32], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
+  TCGEMM_WGMMA_ASYNC("m64n64k16", "f16", TCGEMM_WGMMA_REGS32, "32", "33", "34", "35", TCGEMM_WGMMA_D32);
+}
+
+template <int TransB>
+TCGEMM_DEVICE void wgmma_m64n64k16_f32_bf16(float (&d)[32], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
+  TCGEMM_WGMMA_ASYNC("m64n64k16", "bf16", TCGEMM_WGMMA_REGS32, "32", "33", "34", "35", TCGEMM_WGMMA_D32);
+}
 
 template <int TransB>
 TCGEMM_DEVICE void wgmma_m64n128k16_f32_f16(float (&d)[64], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
@@ -123,9 +161,14 @@ TCGEMM_DEVICE void wgmma_m64n256k16_f32_bf16(float (&d)[128], uint64_t desc_a, u
 #undef TCGEMM_WGMMA_D128
 #undef TCGEMM_WGMMA_D96
 #undef TCGEMM_WGMMA_D64
+#undef TCGEMM_WGMMA_D32
+#undef TCGEMM_WGMMA_D16
 #undef TCGEMM_WGMMA_D8
 #undef TCGEMM_WGMMA_REGS128
 #undef TCGEMM_WGMMA_REGS96
 #undef TCGEMM_WGMMA_REGS64
+#undef TCGEMM_WGMMA_REGS32
+#undef TCGEMM_WGMMA_REGS16
+#undef TCGEMM_WGMMA_REGS8
 
 }  // namespace tcgemm::ptx

@@ -54,13 +54,20 @@ constexpr int kWarpgroup = 128;
 template <DType DT, int N, Layout L>
 __device__ __forceinline__ void wgmma(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b) {
   constexpr int kTransB = L == Layout::NN ? 1 : 0;  // NN: B is MN-major in shared memory
+  if constexpr (DT == DType::f16 && N == 16) ptx::wgmma_m64n16k16_f32_f16<kTransB>(d, desc_a, desc_b, 1);
+  if constexpr (DT == DType::bf16 && N == 16) ptx::wgmma_m64n16k16_f32_bf16<kTransB>(d, desc_a, desc_b, 1);
+  if constexpr (DT == DType::f16 && N == 32) ptx::wgmma_m64n32k16_f32_f16<kTransB>(d, desc_a, desc_b, 1);
+  if constexpr (DT == DType::bf16 && N == 32) ptx::wgmma_m64n32k16_f32_bf16<kTransB>(d, desc_a, desc_b, 1);
+  if constexpr (DT == DType::f16 && N == 64) ptx::wgmma_m64n64k16_f32_f16<kTransB>(d, desc_a, desc_b, 1);
+  if constexpr (DT == DType::bf16 && N == 64) ptx::wgmma_m64n64k16_f32_bf16<kTransB>(d, desc_a, desc_b, 1);
   if constexpr (DT == DType::f16 && N == 128) ptx::wgmma_m64n128k16_f32_f16<kTransB>(d, desc_a, desc_b, 1);
   if constexpr (DT == DType::bf16 && N == 128) ptx::wgmma_m64n128k16_f32_bf16<kTransB>(d, desc_a, desc_b, 1);
   if constexpr (DT == DType::f16 && N == 192) ptx::wgmma_m64n192k16_f32_f16<kTransB>(d, desc_a, desc_b, 1);
   if constexpr (DT == DType::bf16 && N == 192) ptx::wgmma_m64n192k16_f32_bf16<kTransB>(d, desc_a, desc_b, 1);
   if constexpr (DT == DType::f16 && N == 256) ptx::wgmma_m64n256k16_f32_f16<kTransB>(d, desc_a, desc_b, 1);
   if constexpr (DT == DType::bf16 && N == 256) ptx::wgmma_m64n256k16_f32_bf16<kTransB>(d, desc_a, desc_b, 1);
-  static_assert(N == 128 || N == 192 || N == 256, "tile widths with a wgmma wrapper: 128, 192, 256");
+  static_assert(N == 16 || N == 32 || N == 64 || N == 128 || N == 192 || N == 256,
+                "tile widths with a wgmma wrapper: 16, 32, 64, 128, 192, 256");
 }
 
 // Descriptor of rows [row0, row0 + 64) of a K-major tile (A, or B in TN) for
@@ -124,6 +131,20 @@ Status encode_operands(const GemmArgs& a, CUtensorMap* map_a, CUtensorMap* map_b
   TCGEMM_TRY(tma::encode(maps.a, map_a));
   TCGEMM_TRY(tma::encode(maps.b, map_b));
   return Status::Ok();
+}
+
+// D^T = B^T A^T: the TN problem with M and N, A and B exchanged (B of a TN
+// problem is stored N x K, K-major, exactly as A is M x K), for decode
+// shapes whose few rows of A would fill a sliver of a 64-row wgmma: the
+// weight's rows fill wgmma's M instead. C stays the caller's D (M x N); the
+// kernel that computes the swapped problem writes no C itself.
+inline GemmArgs swap_ab(const GemmArgs& a) {
+  GemmArgs s = a;
+  s.A = a.B, s.B = a.A;
+  s.M = a.N, s.N = a.M;
+  s.lda = a.ldb, s.ldb = a.lda;
+  s.batch_stride_a = a.batch_stride_b, s.batch_stride_b = a.batch_stride_a;
+  return s;
 }
 
 // What the kernels need besides the tensor maps.

@@ -46,6 +46,12 @@ std::vector<KernelInfo> sm90_kernels() {
        "(deterministic) by a second kernel that applies the epilogue",
        90, dtypes, layouts, accums, 128, 256, 64, 4, TCGEMM_FN(launch_ws_splitk), sass, features | kSplitK,
        TCGEMM_FN(workspace_ws_splitk)},
+      {"sm90.ws_splitk.swap", "sm90",
+       "ws_splitk for decode, A and B swapped (D^T = W X^T): the weight's rows fill wgmma's M = 64, x's few rows "
+       "its N (n16/n32/n64 by M); 128xN tiles, every one an fp32 partial that the reduction writes back "
+       "transposed. NN runs ws_splitk's kernel",
+       90, dtypes, layouts, accums, 128, 16, 64, 10, TCGEMM_FN(launch_ws_splitk_swap), sass, features | kSplitK,
+       TCGEMM_FN(workspace_ws_splitk_swap)},
       {"sm90.ws_pingpong", "sm90",
        "ws_persistent with the consumer warpgroups on alternate 128x128 tiles (ping-pong): one's epilogue "
        "overlaps the other's wgmma mainloop",

@@ -1,4 +1,5 @@
-// The second half of split-K: D = epilogue(sum over s of partial[s]), the
+// The second half of split-K: D = epilogue(sum over s of partial[s]) (or of
+// its transpose, after a swap-AB kernel), the
 // slices summed in the fixed order 0, 1, ..., splits-1 by one thread per
 // output pair, so the result does not depend on which CTA finished first
 // (bit-identical run to run; no atomics). The partials stay in L2 between
@@ -24,6 +25,8 @@ struct ReduceParams {
   void* C;
   int64_t ldc, stride_c;  // elements
   Epilogue ep;
+  // Swap-AB: the partials hold D^T ([batch][split][N][ld], ld >= M, row0 = 0).
+  bool transposed = false;
 };
 
 template <DType DT>
@@ -53,8 +56,55 @@ __global__ void splitk_reduce_kernel(const ReduceParams p) {
   }
 }
 
+// After a swap-AB kernel the partials are D^T ([n][m], m contiguous) and D
+// is [m][n]: a block sums a 64 (n) x 32 (m) tile, reading it along m (a
+// warp reads 32 consecutive floats of one partial row), transposes it
+// through shared memory and writes it along n (a warp writes 64 consecutive
+// outputs of one row). A thread per output pair reading along m would
+// scatter 4-byte stores a row apart (7.2 us at 64 x 8192 x 2 slices), and
+// one per 8 columns leaves too few threads at M = 16 (4.3 us at 16 x 4096).
+constexpr int kReduceTileN = 64, kReduceTileM = 32;
+template <DType DT>
+__global__ void __launch_bounds__(256) splitk_reduce_transposed_kernel(const ReduceParams p) {
+  using T = typename Element<DT>::T;
+  __shared__ float tile[kReduceTileN][kReduceTileM + 1];  // +1: the column reads below hit 32 banks
+  const int n0 = blockIdx.x * kReduceTileN, m0 = blockIdx.y * kReduceTileM, b = blockIdx.z;
+  const int t = threadIdx.x, lane = t % 32, warp = t / 32;
+  const int64_t slice = static_cast<int64_t>(p.N) * p.ld;  // floats per (batch, split)
+  const float* w = p.partials + static_cast<int64_t>(b) * p.splits * slice;
+  const int m = m0 + lane;
+#pragma unroll
+  for (int j = 0; j < kReduceTileN / 8; ++j) {
+    const int n = n0 + warp + 8 * j;
+    float v = 0.f;
+    if (m < p.M && n < p.N)
+      for (int s = 0; s < p.splits; ++s) v += w[s * slice + static_cast<int64_t>(n) * p.ld + m];  // slices in order
+    tile[warp + 8 * j][lane] = v;
+  }
+  __syncthreads();
+  const int col = n0 + 2 * lane;
+#pragma unroll
+  for (int j = 0; j < kReduceTileM / 8; ++j) {
+    const int row = m0 + warp + 8 * j;
+    if (row >= p.M || col >= p.N) continue;
+    const uint32_t packed = epilogue_pair<DT>(p.ep, tile[2 * lane][warp + 8 * j], tile[2 * lane + 1][warp + 8 * j],
+                                              row, col, p.M, p.N, b);
+    T* dst = static_cast<T*>(p.C) + b * p.stride_c + static_cast<int64_t>(row) * p.ldc + col;
+    if (col + 1 < p.N) *reinterpret_cast<uint32_t*>(dst) = packed;  // ldc and col even: 4-byte aligned
+    else reinterpret_cast<uint16_t*>(dst)[0] = static_cast<uint16_t>(packed & 0xffffu);
+  }
+}
+
 template <DType DT>
 Status launch_splitk_reduce(const ReduceParams& p, cudaStream_t stream) {
+  if (p.transposed) {
+    const dim3 grid(static_cast<unsigned>((p.N + kReduceTileN - 1) / kReduceTileN),
+                    static_cast<unsigned>((p.M + kReduceTileM - 1) / kReduceTileM), static_cast<unsigned>(p.batches));
+    if (grid.y > 65535 || grid.z > 65535)
+      return Status::Error(StatusCode::not_supported, "swap-AB reduction: too many rows or batches for its grid");
+    splitk_reduce_transposed_kernel<DT><<<grid, 256, 0, stream>>>(p);
+    return check_launch("splitk_reduce_transposed_kernel");
+  }
   const int64_t total = static_cast<int64_t>(p.batches) * (p.M - p.row0) * ((p.N + 1) / 2);
   const int threads = 256;
   const int64_t blocks = (total + threads - 1) / threads;

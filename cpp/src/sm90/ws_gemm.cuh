@@ -75,7 +75,7 @@
 namespace tcgemm::sm90 {
 
 template <int kBN, int kStages, bool kPersistent, int kClusterM, int kGroup = 8, bool kTmaStore = false,
-          int kConsumers = 2, bool kSplitK = false, bool kPingPong = false, int kClusterN = 1>
+          int kConsumers = 2, bool kSplitK = false, bool kPingPong = false, int kClusterN = 1, bool kSwapAB = false>
 struct WsConfig {
   static constexpr int CONSUMERS = kConsumers;  // warpgroups
   // Cooperative: consumer cw computes rows cw*64 .. cw*64+63 of every tile.
@@ -88,6 +88,10 @@ struct WsConfig {
   static constexpr int CTAS = CLUSTER * CLUSTER_N;
   static constexpr bool PERSISTENT = kPersistent;
   static constexpr bool SPLIT_K = kSplitK;
+  // Swap A and B (D^T = B^T A^T): the launch hands the kernel the weight as
+  // its A and the few rows of x as its B, and every tile goes out as an fp32
+  // partial that splitk_reduce writes back transposed.
+  static constexpr bool SWAP_AB = kSwapAB;
   // Arrivals a slot's empty barrier counts: every consumer warp of every CTA
   // this CTA's producer writes into (itself, its CLUSTER - 1 B peers along
   // M, its CLUSTER_N - 1 A peers along N).
@@ -115,6 +119,8 @@ struct WsConfig {
   // Multicast cta masks: bit r is cluster rank r = rm + CLUSTER * rn.
   static constexpr uint16_t b_mask(int rn) { return static_cast<uint16_t>(((1u << CLUSTER) - 1) << (CLUSTER * rn)); }
   static constexpr uint16_t a_mask(int rm) { return static_cast<uint16_t>(CLUSTER_N == 1 ? 1u << rm : (1u | 1u << CLUSTER) << rm); }
+  static_assert(!SWAP_AB || (SPLIT_K && !TMA_STORE && CTAS == 1 && !PINGPONG),
+                "swap-AB: a split-K kernel without clusters whose every tile leaves as an fp32 partial");
   static_assert(!PINGPONG || (CONSUMERS == 2 && PERSISTENT && CTAS == 1 && TMA_STORE && !SPLIT_K),
                 "ping-pong: two consumers of a persistent, cluster-less, TMA-store kernel");
 };
@@ -320,7 +326,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
       // The tile's bias for a bias-only epilogue, loaded now so that its
       // latency hides behind the mainloop (a uniform branch per tile).
       BiasHeld<BN> bias = {};
-      const bool partial = Cfg::SPLIT_K && sch.partial(w);  // the tile goes out as an fp32 partial
+      // The tile goes out as an fp32 partial: always with swap-AB (the
+      // reduction transposes it), else when its K is split.
+      const bool partial = Cfg::SWAP_AB || (Cfg::SPLIT_K && sch.partial(w));
       if (Cfg::TMA_STORE && !partial && p.ep.bias && is_bias_act_form(p.ep))
         bias = load_bias_held<BN>(p.ep, static_cast<int64_t>(t.n) * BN, p.N);
       float acc[MB][BN / 2];
@@ -352,7 +360,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
 #pragma unroll
       for (int mb = 0; mb < MB; ++mb) {
         const int m0 = t.m * BM + row0 + mb * 64;
-        if (partial) {
+        if constexpr (Cfg::SWAP_AB) {
+          store_partials<BN>(p, m0, t.n * BN, w.batch, w.split, acc[mb]);
+        } else if (partial) {
           store_partials<BN>(p, m0, t.n * BN, w.batch, w.split, acc[mb]);
         } else if constexpr (Cfg::TMA_STORE) {
           store_accumulators_tma<DT, BN>(p, &map_c, c_stage + cw * 2 * Cfg::C_BOX_BYTES, bias_slots + cw * 64 * 4,
@@ -416,10 +426,19 @@ struct SplitK {
   size_t bytes = 0;
 };
 
+// With swap-AB `a` is the swapped problem (swap_ab): every tile is split the
+// decode way (all or none: no tail, whose whole tiles would not go through
+// the partials), and the partials are needed even with one slice.
 template <class Cfg>
 SplitK splitk_for(const GemmArgs& a, int64_t most) {
   SplitK s;
-  if constexpr (Cfg::SPLIT_K) {
+  if constexpr (Cfg::SWAP_AB) {
+    const int64_t tiles = ceil_div(a.M, Cfg::BM) * ceil_div(a.N, Cfg::BN) * a.batch;
+    s.splits = sched::choose_splits(a.split_k, tiles, static_cast<int>(ceil_div(a.K, BK)), static_cast<int>(most));
+    s.ld_partials = round_up(a.N, 4);
+    s.bytes = sizeof(float) * static_cast<size_t>(a.batch) * s.splits * static_cast<size_t>(a.M) *
+              static_cast<size_t>(s.ld_partials);
+  } else if constexpr (Cfg::SPLIT_K) {
     const sched::PersistentSchedule tiles{static_cast<int>(ceil_div(a.M, Cfg::BM)),
                                           static_cast<int>(ceil_div(a.N, Cfg::BN)),
                                           1,
@@ -453,14 +472,17 @@ Status ws_workspace_bytes(const GemmArgs& a, size_t* bytes) {
     TCGEMM_TRY(set_smem(kernel, Cfg::SMEM));
     int64_t most = 0;
     TCGEMM_TRY((max_workers<Cfg>(kernel, &most)));
-    *bytes = splitk_for<Cfg>(a, most).bytes;
+    *bytes = splitk_for<Cfg>(Cfg::SWAP_AB ? swap_ab(a) : a, most).bytes;
   }
   return Status::Ok();
 }
 
 template <class Cfg, DType DT, Layout L>
-Status launch_ws(const GemmArgs& a) {
+Status launch_ws(const GemmArgs& orig) {
   const auto kernel = ws_kernel<Cfg, DT, L>;
+  // Everything up to the reduction sees the problem the kernel computes:
+  // with swap-AB, D^T = B^T A^T (M and N, A and B exchanged).
+  const GemmArgs a = Cfg::SWAP_AB ? swap_ab(orig) : orig;
   CUtensorMap map_a, map_b, map_c = {};
   // A's box: the rows one CTA loads (BM, or its share with A multicast).
   TCGEMM_TRY((encode_operands<Cfg::BM / Cfg::CLUSTER_N, Cfg::BN, Cfg::CLUSTER>(a, &map_a, &map_b)));
@@ -521,9 +543,10 @@ Status launch_ws(const GemmArgs& a) {
     if (!s.ok()) return release_workspace(s);
   }
   Status s = check_launch("ws_kernel");
-  if (s.ok() && p.splits > 1) {
-    const ReduceParams r{p.partials, p.ld_partials, p.splits, p.batches, p.M, p.N, p.partial_row0,
-                         p.C,        a.ldc,         p.stride_c, p.ep};
+  if (s.ok() && (p.splits > 1 || Cfg::SWAP_AB)) {
+    const ReduceParams r{p.partials,       p.ld_partials,   p.splits,   p.batches,
+                         static_cast<int>(orig.M), static_cast<int>(orig.N), p.partial_row0, p.C,
+                         orig.ldc,         p.stride_c,      p.ep,       Cfg::SWAP_AB};
     s = launch_splitk_reduce<DT>(r, a.stream);
   }
   return release_workspace(s);

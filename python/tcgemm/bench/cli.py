@@ -47,9 +47,10 @@ def main(argv=None) -> int:
     p.add_argument("--no-cublas", action="store_true", help="skip torch/cupy even if installed")
     p.add_argument("--paired", type=int, default=4, metavar="ROUNDS",
                    help="re-time cuBLAS and each kernel in ROUNDS alternating chunks for the 'paired' ratio (0: off)")
-    p.add_argument("--timing", default="launch", choices=["launch", "queued"],
-                   help="launch: each call waited for, its host launch time in the window; queued: GPU time "
-                        "only, calls enqueued behind a spin kernel (needs torch)")
+    p.add_argument("--timing", default="auto", choices=["auto", "launch", "queued"],
+                   help="queued: GPU time only, calls enqueued behind a spin kernel (needs torch); launch: each "
+                        "call waited for, its host launch time in the window (biased: torch's dispatch is longer "
+                        "than tcgemm's); auto (default): queued where torch is, else launch")
     p.add_argument("--sustain", type=float, default=0.0, metavar="SECONDS",
                    help="also run each row back to back for SECONDS and record its settled TFLOPS, SM clock and "
                         "board power (what a long job sees at the power limit)")

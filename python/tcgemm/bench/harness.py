@@ -39,7 +39,7 @@ def select_kernels(patterns):
 
 def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumulate="f32", warmup=5, iters=30,
         backend=None, progress=True, paired_rounds=4, sustain_s=0.0, seeds=(), count=24, aligned=0.5,
-        timing="launch"):
+        timing="auto"):
     """Benchmark; returns {"environment": ..., "rows": [...]}. Never asserts speed.
     `shapes` are crossed with `dtypes` and `layouts`; each of `seeds` adds
     `count` random jobs (shapes.random_jobs), whose rows carry the seed."""
@@ -67,6 +67,8 @@ def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumul
     # window (torch's dispatch, tcgemm's plan lookup); "queued": GPU time only
     # (TorchBackend.time_queued), tcgemm called through _core.gemm on torch's
     # stream without waiting.
+    if timing == "auto":
+        timing = "queued" if hasattr(backend, "time_queued") else "launch"
     queued = timing == "queued"
     if queued and not hasattr(backend, "time_queued"):
         raise ValueError("timing='queued' needs torch (the cuBLAS column's backend)")
