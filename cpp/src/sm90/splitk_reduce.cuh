@@ -57,38 +57,38 @@ __global__ void splitk_reduce_kernel(const ReduceParams p) {
 }
 
 // After a swap-AB kernel the partials are D^T ([n][m], m contiguous) and D
-// is [m][n]: a block sums a 64 (n) x 32 (m) tile, reading it along m (a
-// warp reads 32 consecutive floats of one partial row), transposes it
-// through shared memory and writes it along n (a warp writes 64 consecutive
-// outputs of one row). A thread per output pair reading along m would
-// scatter 4-byte stores a row apart (7.2 us at 64 x 8192 x 2 slices), and
-// one per 8 columns leaves too few threads at M = 16 (4.3 us at 16 x 4096).
-constexpr int kReduceTileN = 64, kReduceTileM = 32;
+// is [m][n]: a block of 128 threads sums a 32 (n) x 16 (m) tile, reading it
+// along m (16 lanes read 16 consecutive floats of one partial row), transposes
+// it through shared memory and writes it along n (16 lanes write 32
+// consecutive outputs of one row). Each thread keeps its 4 loads of a slice
+// in flight together, so a call waits for `splits` rounds of L2 latency.
+constexpr int kReduceTileN = 32, kReduceTileM = 16;
 template <DType DT>
-__global__ void __launch_bounds__(256) splitk_reduce_transposed_kernel(const ReduceParams p) {
+__global__ void __launch_bounds__(128) splitk_reduce_transposed_kernel(const ReduceParams p) {
   using T = typename Element<DT>::T;
-  __shared__ float tile[kReduceTileN][kReduceTileM + 1];  // +1: the column reads below hit 32 banks
+  __shared__ float tile[kReduceTileN][kReduceTileM + 1];  // +1: the column reads below spread over the banks
   const int n0 = blockIdx.x * kReduceTileN, m0 = blockIdx.y * kReduceTileM, b = blockIdx.z;
-  const int t = threadIdx.x, lane = t % 32, warp = t / 32;
+  const int t = threadIdx.x;
   const int64_t slice = static_cast<int64_t>(p.N) * p.ld;  // floats per (batch, split)
   const float* w = p.partials + static_cast<int64_t>(b) * p.splits * slice;
-  const int m = m0 + lane;
+  const int m = m0 + t % 16, nr = t / 16;  // this thread's column of D^T; rows nr, nr + 8, ... of the tile
+  float v[4] = {};
+  for (int s = 0; s < p.splits; ++s)  // slices in order
 #pragma unroll
-  for (int j = 0; j < kReduceTileN / 8; ++j) {
-    const int n = n0 + warp + 8 * j;
-    float v = 0.f;
-    if (m < p.M && n < p.N)
-      for (int s = 0; s < p.splits; ++s) v += w[s * slice + static_cast<int64_t>(n) * p.ld + m];  // slices in order
-    tile[warp + 8 * j][lane] = v;
-  }
+    for (int j = 0; j < 4; ++j) {
+      const int n = n0 + nr + 8 * j;
+      if (m < p.M && n < p.N) v[j] += w[s * slice + static_cast<int64_t>(n) * p.ld + m];
+    }
+#pragma unroll
+  for (int j = 0; j < 4; ++j) tile[nr + 8 * j][t % 16] = v[j];
   __syncthreads();
-  const int col = n0 + 2 * lane;
+  const int col = n0 + 2 * (t % 16);
 #pragma unroll
-  for (int j = 0; j < kReduceTileM / 8; ++j) {
-    const int row = m0 + warp + 8 * j;
+  for (int j = 0; j < 2; ++j) {
+    const int r = t / 16 + 8 * j, row = m0 + r;
     if (row >= p.M || col >= p.N) continue;
-    const uint32_t packed = epilogue_pair<DT>(p.ep, tile[2 * lane][warp + 8 * j], tile[2 * lane + 1][warp + 8 * j],
-                                              row, col, p.M, p.N, b);
+    const uint32_t packed =
+        epilogue_pair<DT>(p.ep, tile[2 * (t % 16)][r], tile[2 * (t % 16) + 1][r], row, col, p.M, p.N, b);
     T* dst = static_cast<T*>(p.C) + b * p.stride_c + static_cast<int64_t>(row) * p.ldc + col;
     if (col + 1 < p.N) *reinterpret_cast<uint32_t*>(dst) = packed;  // ldc and col even: 4-byte aligned
     else reinterpret_cast<uint16_t*>(dst)[0] = static_cast<uint16_t>(packed & 0xffffu);
@@ -102,7 +102,7 @@ Status launch_splitk_reduce(const ReduceParams& p, cudaStream_t stream) {
                     static_cast<unsigned>((p.M + kReduceTileM - 1) / kReduceTileM), static_cast<unsigned>(p.batches));
     if (grid.y > 65535 || grid.z > 65535)
       return Status::Error(StatusCode::not_supported, "swap-AB reduction: too many rows or batches for its grid");
-    splitk_reduce_transposed_kernel<DT><<<grid, 256, 0, stream>>>(p);
+    splitk_reduce_transposed_kernel<DT><<<grid, 128, 0, stream>>>(p);
     return check_launch("splitk_reduce_transposed_kernel");
   }
   const int64_t total = static_cast<int64_t>(p.batches) * (p.M - p.row0) * ((p.N + 1) / 2);

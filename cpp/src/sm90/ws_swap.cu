@@ -34,7 +34,7 @@ Status launch_ws_splitk_swap(const GemmArgs& a) {
   // The transposing reduction's grid (splitk_reduce.cuh): checked before
   // anything is launched.
   if (ceil_div(a.M, kReduceTileM) > 65535 || a.batch > 65535)
-    return Status::Error(StatusCode::not_supported, "sm90.ws_splitk.swap: at most 65535 * 32 rows and 65535 batches");
+    return Status::Error(StatusCode::not_supported, "sm90.ws_splitk.swap: at most 65535 * 16 rows and 65535 batches");
   if (a.M <= 16) return launch_swap_tn<Swap16>(a);
   if (a.M <= 32) return launch_swap_tn<Swap32>(a);
   return launch_swap_tn<Swap64>(a);
