@@ -217,3 +217,22 @@ def test_queued_timing_grows_its_gate_until_it_covers_the_enqueueing():
     before = sim.calls
     be.time_queued(call, [()], warmup=0, iters=8)  # the grown gate is kept: no retry
     assert sim.calls - before == 8
+
+
+def test_default_timing_is_gpu_time_where_torch_is():
+    """`timing="auto"` (the CLI's default) resolves to GPU-only timing when the
+    cuBLAS backend can queue calls (torch), and to launch-inclusive timing
+    without it; asking for queued timing without torch is a clear error."""
+    from tcgemm.bench import harness
+    from tcgemm.bench.references import NativeBackend
+
+    class Queueing(NativeBackend):
+        def time_queued(self, fn, rotation, warmup, iters, chunk=8):
+            raise AssertionError("no rows to time")
+
+    run = lambda backend, **kw: harness.run([], backend=backend, progress=False, paired_rounds=0, **kw)
+    assert run(Queueing())["environment"]["timing"] == "queued"
+    assert run(NativeBackend())["environment"]["timing"] == "launch"
+    assert run(Queueing(), timing="launch")["environment"]["timing"] == "launch"
+    with pytest.raises(ValueError, match="needs torch"):
+        run(NativeBackend(), timing="queued")
