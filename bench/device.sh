@@ -13,6 +13,8 @@
 #   sass             the sm_100a SASS counts check (tests/sass/check_sass.py)
 #   bench=ARGS       python -m tcgemm bench ARGS (add --json $OUT/x.json --md $OUT/x.md to keep results)
 #   user=ARGS        python -m tcgemm bench --user-path ARGS
+#   profile=ARGS     bench/profile_calls.py ARGS: each call's kernels and their GPU time, tcgemm
+#                    beside torch.matmul (e.g. profile=16x4096x4096 1024 --kernels auto sm90.ws_splitk)
 #   py=CODE          python3 -c CODE (a quick probe)
 #   memcheck=CODE    python3 -c CODE under compute-sanitizer's memcheck (host-side paths: the NumPy pipeline)
 #   ncu=REGEX SPEC.. ncu (clocks left alone) of the kernels matching REGEX, launched by
@@ -83,6 +85,12 @@ for step in "$@"; do
       say "$(el) $name $arg: rc=$rc"
       [ $rc -ne 0 ] && tail -5 "$log"
       grep -E "^(overhead|torch_|graph|numpy|host<->device)" "$log" | head -80 ;;
+    profile)
+      # shellcheck disable=SC2086
+      (set -f; timeout $limit python3 bench/profile_calls.py $arg) > "$log" 2>&1
+      rc=$?  # before $(el) below, which would reset it
+      say "$(el) profile $arg: rc=$rc"
+      grep -vE "Warn|_warn_once" "$log" | head -80 ;;
     py)
       timeout $limit python3 -c "$arg" > "$log" 2>&1
       rc=$?  # before $(el) below, which would reset it
