@@ -360,9 +360,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
 #pragma unroll
       for (int mb = 0; mb < MB; ++mb) {
         const int m0 = t.m * BM + row0 + mb * 64;
-        if constexpr (Cfg::SWAP_AB) {
-          store_partials<BN>(p, m0, t.n * BN, w.batch, w.split, acc[mb]);
-        } else if (partial) {
+        if (partial) {
           store_partials<BN>(p, m0, t.n * BN, w.batch, w.split, acc[mb]);
         } else if constexpr (Cfg::TMA_STORE) {
           store_accumulators_tma<DT, BN>(p, &map_c, c_stage + cw * 2 * Cfg::C_BOX_BYTES, bias_slots + cw * 64 * 4,
