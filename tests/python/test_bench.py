@@ -236,3 +236,5 @@ def test_default_timing_is_gpu_time_where_torch_is():
     assert run(Queueing(), timing="launch")["environment"]["timing"] == "launch"
     with pytest.raises(ValueError, match="needs torch"):
         run(NativeBackend(), timing="queued")
+    with pytest.raises(ValueError, match="timing must be"):
+        run(NativeBackend(), timing="gpu")

@@ -98,10 +98,10 @@ __global__ void __launch_bounds__(128) splitk_reduce_transposed_kernel(const Red
 template <DType DT>
 Status launch_splitk_reduce(const ReduceParams& p, cudaStream_t stream) {
   if (p.transposed) {
-    const dim3 grid(static_cast<unsigned>((p.N + kReduceTileN - 1) / kReduceTileN),
-                    static_cast<unsigned>((p.M + kReduceTileM - 1) / kReduceTileM), static_cast<unsigned>(p.batches));
-    if (grid.y > 65535 || grid.z > 65535)
+    const int64_t gx = (int64_t{p.N} + kReduceTileN - 1) / kReduceTileN, gy = (int64_t{p.M} + kReduceTileM - 1) / kReduceTileM;
+    if (gy > 65535 || p.batches > 65535)
       return Status::Error(StatusCode::not_supported, "swap-AB reduction: too many rows or batches for its grid");
+    const dim3 grid(static_cast<unsigned>(gx), static_cast<unsigned>(gy), static_cast<unsigned>(p.batches));
     splitk_reduce_transposed_kernel<DT><<<grid, 128, 0, stream>>>(p);
     return check_launch("splitk_reduce_transposed_kernel");
   }

@@ -67,6 +67,8 @@ def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumul
     # window (torch's dispatch, tcgemm's plan lookup); "queued": GPU time only
     # (TorchBackend.time_queued), tcgemm called through _core.gemm on torch's
     # stream without waiting.
+    if timing not in ("auto", "launch", "queued"):
+        raise ValueError(f"timing must be 'auto', 'launch' or 'queued', got {timing!r}")
     if timing == "auto":
         timing = "queued" if hasattr(backend, "time_queued") else "launch"
     queued = timing == "queued"
