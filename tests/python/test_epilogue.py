@@ -179,14 +179,15 @@ def test_batched_matches_float64(kernel, layout, batch, M, N, K, rng):
 
 @pytest.mark.parametrize("kernel", _kernels("batched"))
 @pytest.mark.parametrize("which", ["a", "b"])
-def test_batched_broadcast(kernel, which, rng):
+@pytest.mark.parametrize("layout", ["NN", "TN"])  # TN: the swap-AB path exchanges the batch strides too
+def test_batched_broadcast(kernel, which, layout, rng):
     batch, M, N, K = 4, 100, 72, 130
     a3, b3 = _u(rng, (batch, M, K), f16), _u(rng, (batch, K, N), f16)
     if which == "a":
         a3[:] = a3[0]
     else:
         b3[:] = b3[0]
-    got = _batched_raw(kernel, a3[:1] if which == "a" else a3, b3[:1] if which == "b" else b3, "NN", batch, M, N,
+    got = _batched_raw(kernel, a3[:1] if which == "a" else a3, b3[:1] if which == "b" else b3, layout, batch, M, N,
                        K, f16, bcast_a=which == "a", bcast_b=which == "b")
     assert rel_err(got, _reference(a3, b3)) < 2e-3
 
