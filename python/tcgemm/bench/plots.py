@@ -7,30 +7,45 @@ import os
 
 def _plot_ratio_vs_size(result, out_dir, plt) -> list:
     """The random preset's rows: each kernel's paired ratio to cuBLAS against
-    the problem's FLOPs, one marker per seed (ratio_vs_size.png)."""
+    the problem's FLOPs, a colour per kernel and a marker per seed
+    (ratio_vs_size.png). With several kernels `auto` is drawn on top and the
+    named configurations faded behind it, so the plot reads as "what auto
+    gets, and what else was on offer"."""
+    from matplotlib.lines import Line2D
+
     rows = [r for r in result["rows"] if "seed" in r and r.get("vs_cublas_paired")]
     if not rows:
         return []
     fig, ax = plt.subplots(figsize=(11, 5.5))
     kernels_ = list(dict.fromkeys(r["kernel"] for r in rows))
+    kernels_.sort(key=lambda k: k == "auto")  # auto last: drawn on top
     seeds = sorted({r["seed"] for r in rows})
     markers = "osD^vP*X"
+    many = len(kernels_) > 1 and "auto" in kernels_
+    handles = []
     for i, name in enumerate(kernels_):
+        colour = plt.cm.tab10(i % 10)
+        lead = name == "auto" or not many
         for j, seed in enumerate(seeds):
             sel = [r for r in rows if r["kernel"] == name and r["seed"] == seed]
             if sel:
                 ax.scatter([2.0 * r["M"] * r["N"] * r["K"] for r in sel], [r["vs_cublas_paired"] for r in sel],
-                           marker=markers[j % len(markers)], color=plt.cm.tab10(i % 10), alpha=0.8,
-                           label=f"{name}, seed {seed}")
+                           marker=markers[j % len(markers)], color="black" if many and lead else colour,
+                           alpha=0.9 if lead else 0.3, s=36 if lead else 18, zorder=3 if lead else 2)
+        handles.append(Line2D([], [], marker="o", linestyle="", color="black" if many and lead else colour,
+                              alpha=0.9 if lead else 0.5, label=name))
+    handles += [Line2D([], [], marker=markers[j % len(markers)], linestyle="", color="grey", label=f"seed {seed}")
+                for j, seed in enumerate(seeds)]
     ax.axhline(1.0, color="black", linewidth=1)
     ax.set_xscale("log")
     ax.set_xlabel("problem size, FLOPs (2MNK)")
     ax.set_ylabel("speed vs cuBLAS, paired (same clocks)")
     share = result["environment"].get("random_aligned_share", 0.5)
+    timing = "GPU time" if result["environment"].get("timing") == "queued" else "launch included"
     ax.set_title(f"{result['environment'].get('gpu')}: random shapes (M, N, K in 256-8192, "
-                 f"{share:.0%} of dimensions multiples of 8)")
+                 f"{share:.0%} of dimensions multiples of 8; {timing})")
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    ax.legend(handles=handles, fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
     path = os.path.join(out_dir, "ratio_vs_size.png")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
