@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <string>
 
 #include "core/element.cuh"
 #include "core/epilogue.cuh"
@@ -95,13 +96,22 @@ __global__ void __launch_bounds__(128) splitk_reduce_transposed_kernel(const Red
   }
 }
 
+// The transposing reduction's grid is (N / 32, M / 16, batches), and a
+// grid's y and z are at most 65535.
+inline Status transposed_reduce_fits(int64_t M, int64_t batches) {
+  if ((M + kReduceTileM - 1) / kReduceTileM > 65535 || batches > 65535)
+    return Status::Error(StatusCode::not_supported,
+                         "swap-AB: at most 65535 * " + std::to_string(kReduceTileM) + " rows and 65535 batches");
+  return Status::Ok();
+}
+
 template <DType DT>
 Status launch_splitk_reduce(const ReduceParams& p, cudaStream_t stream) {
   if (p.transposed) {
-    const int64_t gx = (int64_t{p.N} + kReduceTileN - 1) / kReduceTileN, gy = (int64_t{p.M} + kReduceTileM - 1) / kReduceTileM;
-    if (gy > 65535 || p.batches > 65535)
-      return Status::Error(StatusCode::not_supported, "swap-AB reduction: too many rows or batches for its grid");
-    const dim3 grid(static_cast<unsigned>(gx), static_cast<unsigned>(gy), static_cast<unsigned>(p.batches));
+    // transposed_reduce_fits(M, batches) was checked before the GEMM was launched.
+    const dim3 grid(static_cast<unsigned>((int64_t{p.N} + kReduceTileN - 1) / kReduceTileN),
+                    static_cast<unsigned>((int64_t{p.M} + kReduceTileM - 1) / kReduceTileM),
+                    static_cast<unsigned>(p.batches));
     splitk_reduce_transposed_kernel<DT><<<grid, 128, 0, stream>>>(p);
     return check_launch("splitk_reduce_transposed_kernel");
   }

@@ -481,6 +481,7 @@ Status launch_ws(const GemmArgs& orig) {
   // Everything up to the reduction sees the problem the kernel computes:
   // with swap-AB, D^T = B^T A^T (M and N, A and B exchanged).
   const GemmArgs a = Cfg::SWAP_AB ? swap_ab(orig) : orig;
+  if constexpr (Cfg::SWAP_AB) TCGEMM_TRY(transposed_reduce_fits(orig.M, orig.batch));
   CUtensorMap map_a, map_b, map_c = {};
   // A's box: the rows one CTA loads (BM, or its share with A multicast).
   TCGEMM_TRY((encode_operands<Cfg::BM / Cfg::CLUSTER_N, Cfg::BN, Cfg::CLUSTER>(a, &map_a, &map_b)));
@@ -554,10 +555,19 @@ template <class Cfg>
 Status launch_ws_variant(const GemmArgs& a) {
   if (a.accum != Accum::f32)
     return Status::Error(StatusCode::not_supported, "the sm90 kernels accumulate in f32 only");
-  const bool tn = a.layout == Layout::TN;
-  if (a.dtype == DType::f16)
-    return tn ? launch_ws<Cfg, DType::f16, Layout::TN>(a) : launch_ws<Cfg, DType::f16, Layout::NN>(a);
-  return tn ? launch_ws<Cfg, DType::bf16, Layout::TN>(a) : launch_ws<Cfg, DType::bf16, Layout::NN>(a);
+  if constexpr (Cfg::SWAP_AB) {
+    // TN only: the swapped problem of an NN one would need an MN-major A,
+    // which these kernels do not load (and NN instantiations are not built).
+    if (a.layout != Layout::TN)
+      return Status::Error(StatusCode::not_supported, "swap-AB configurations take the TN layout only");
+    if (a.dtype == DType::f16) return launch_ws<Cfg, DType::f16, Layout::TN>(a);
+    return launch_ws<Cfg, DType::bf16, Layout::TN>(a);
+  } else {
+    const bool tn = a.layout == Layout::TN;
+    if (a.dtype == DType::f16)
+      return tn ? launch_ws<Cfg, DType::f16, Layout::TN>(a) : launch_ws<Cfg, DType::f16, Layout::NN>(a);
+    return tn ? launch_ws<Cfg, DType::bf16, Layout::TN>(a) : launch_ws<Cfg, DType::bf16, Layout::NN>(a);
+  }
 }
 
 }  // namespace tcgemm::sm90

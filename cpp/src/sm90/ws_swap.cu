@@ -18,26 +18,13 @@ using Swap16 = SwapAB<16, 10>;
 using Swap32 = SwapAB<32, 10>;
 using Swap64 = SwapAB<64, 8>;
 
-// TN only: the swapped problem of an NN one would need an MN-major A.
-template <class Cfg>
-Status launch_swap_tn(const GemmArgs& a) {
-  if (a.accum != Accum::f32)
-    return Status::Error(StatusCode::not_supported, "the sm90 kernels accumulate in f32 only");
-  if (a.dtype == DType::f16) return launch_ws<Cfg, DType::f16, Layout::TN>(a);
-  return launch_ws<Cfg, DType::bf16, Layout::TN>(a);
-}
-
 // NN (x @ w with w stored K x N): the swapped A would be MN-major, which this
 // kernel does not load; that layout runs ws_splitk's kernel.
 Status launch_ws_splitk_swap(const GemmArgs& a) {
   if (a.layout == Layout::NN) return launch_ws_splitk(a);
-  // The transposing reduction's grid (splitk_reduce.cuh): checked before
-  // anything is launched.
-  if (ceil_div(a.M, kReduceTileM) > 65535 || a.batch > 65535)
-    return Status::Error(StatusCode::not_supported, "sm90.ws_splitk.swap: at most 65535 * 16 rows and 65535 batches");
-  if (a.M <= 16) return launch_swap_tn<Swap16>(a);
-  if (a.M <= 32) return launch_swap_tn<Swap32>(a);
-  return launch_swap_tn<Swap64>(a);
+  if (a.M <= 16) return launch_ws_variant<Swap16>(a);
+  if (a.M <= 32) return launch_ws_variant<Swap32>(a);
+  return launch_ws_variant<Swap64>(a);
 }
 
 Status workspace_ws_splitk_swap(const GemmArgs& a, size_t* bytes) {
