@@ -208,6 +208,56 @@ def _runnable(name):
     return any(k["name"] == name and k["runnable"] for k in tcgemm.kernels())
 
 
+# ---- back-to-back calls: each reads what the one before wrote -----------------------------------
+
+@pytest.mark.parametrize("graph", [False, True], ids=["eager", "graph"])
+@pytest.mark.parametrize("kernel,M,K", [("auto", 16, 4096), ("auto", 1000, 1032), ("sm90.ws_splitk.swap", 16, 4096),
+                                        ("sm90.ws_splitk", 64, 2048), ("sm90.ws_persistent", 300, 1024),
+                                        ("sm90.ws_mcast", 1000, 1032), ("sm90.ws_pingpong", 129, 1000)])
+def test_back_to_back_calls_see_each_others_results(kernel, M, K, graph):
+    """A chain of calls ping-ponging two buffers, none waited for: every call
+    reads what the call before wrote (read after write; a split-K call is two
+    kernels, so the reduction's output feeds the next GEMM) and overwrites what
+    the call before read (write after read). Written for programmatic
+    dependent launch, which would let a kernel start before the one ahead
+    finishes (bench/NOTES.md, eleventh session: measured, not kept); it holds
+    any launch change to the stream's order. Every buffer
+    starts as NaN, so a read that ran ahead of its writer shows."""
+    if kernel != "auto" and not _runnable(kernel):
+        pytest.skip(f"{kernel} does not run on this device")
+    dt = torch.bfloat16
+    steps = 6
+    x = _t((M, K), dt)
+    w = (_t((K, K), dt) * (3.0 / K) ** 0.5).to(dt)  # keeps the chain's values near unit scale
+    bufs = [torch.full((M, K), float("nan"), dtype=dt, device="cuda") for _ in range(2)]
+
+    def chain():
+        tcgemm.matmul(x, w.t(), out=bufs[0], kernel=kernel)
+        for i in range(1, steps):
+            tcgemm.matmul(bufs[(i - 1) % 2], w.t(), out=bufs[i % 2], kernel=kernel)
+
+    if graph:
+        chain()  # warm-up: plans, workspace
+        torch.cuda.synchronize()
+        for b in bufs:
+            b.fill_(float("nan"))
+        g, _ = _capture(chain)
+        torch.cuda.synchronize()
+        for b in bufs:
+            b.fill_(float("nan"))
+        g.replay()
+    else:
+        chain()
+    torch.cuda.synchronize()
+    ref = x.double().cpu()
+    wd = w.double().cpu()
+    for i in range(steps):  # the chain in float64, rounded to bf16 after each step as the GPU's is
+        ref = (ref @ wd.t()).to(dt).double()
+    last = bufs[(steps - 1) % 2]
+    assert not torch.isnan(last).any(), "a call read a buffer before the call ahead had written it"
+    assert rel_err(_np(last), ref.numpy()) < steps * _bnd(x)
+
+
 def test_uncapturable_calls_say_so_and_leave_the_capture_alone():
     x = _t((64, 64))
     a = np.random.default_rng().uniform(-1, 1, (64, 64)).astype(f16)
