@@ -13,13 +13,17 @@ def _plot_ratio_vs_size(result, out_dir, plt) -> list:
     gets, and what else was on offer"."""
     from matplotlib.lines import Line2D
 
-    rows = [r for r in result["rows"] if "seed" in r and r.get("vs_cublas_paired")]
+    # Random rows, and rows of a listed set of shapes that are not cubes (the
+    # cubes get the TFLOPS plot below): both read as ratio against size.
+    rows = [r for r in result["rows"] if r.get("vs_cublas_paired") and
+            ("seed" in r or not r["M"] == r["N"] == r["K"])]
     if not rows:
         return []
+    random_rows = any("seed" in r for r in rows)
     fig, ax = plt.subplots(figsize=(11, 5.5))
     kernels_ = list(dict.fromkeys(r["kernel"] for r in rows))
     kernels_.sort(key=lambda k: k == "auto")  # auto last: drawn on top
-    seeds = sorted({r["seed"] for r in rows})
+    seeds = sorted({r.get("seed", "listed") for r in rows}, key=str)
     markers = "osD^vP*X"
     many = len(kernels_) > 1 and "auto" in kernels_
     handles = []
@@ -27,14 +31,14 @@ def _plot_ratio_vs_size(result, out_dir, plt) -> list:
         colour = plt.cm.tab10(i % 10)
         lead = name == "auto" or not many
         for j, seed in enumerate(seeds):
-            sel = [r for r in rows if r["kernel"] == name and r["seed"] == seed]
+            sel = [r for r in rows if r["kernel"] == name and r.get("seed", "listed") == seed]
             if sel:
                 ax.scatter([2.0 * r["M"] * r["N"] * r["K"] for r in sel], [r["vs_cublas_paired"] for r in sel],
                            marker=markers[j % len(markers)], color="black" if many and lead else colour,
                            alpha=0.9 if lead else 0.3, s=36 if lead else 18, zorder=3 if lead else 2)
         handles.append(Line2D([], [], marker="o", linestyle="", color="black" if many and lead else colour,
                               alpha=0.9 if lead else 0.5, label=name))
-    handles += [Line2D([], [], marker=markers[j % len(markers)], linestyle="", color="grey", label=f"seed {seed}")
+    handles += [Line2D([], [], marker=markers[j % len(markers)], linestyle="", color="grey", label=f"seed {seed}" if seed != "listed" else "listed shapes")
                 for j, seed in enumerate(seeds)]
     ax.axhline(1.0, color="black", linewidth=1)
     ax.set_xscale("log")
@@ -42,8 +46,9 @@ def _plot_ratio_vs_size(result, out_dir, plt) -> list:
     ax.set_ylabel("speed vs cuBLAS, paired (same clocks)")
     share = result["environment"].get("random_aligned_share", 0.5)
     timing = "GPU time" if result["environment"].get("timing") == "queued" else "launch included"
-    ax.set_title(f"{result['environment'].get('gpu')}: random shapes (M, N, K in 256-8192, "
-                 f"{share:.0%} of dimensions multiples of 8; {timing})")
+    what = (f"random shapes (M, N, K in 256-8192, {share:.0%} of dimensions multiples of 8; {timing})"
+            if random_rows else f"listed shapes ({timing})")
+    ax.set_title(f"{result['environment'].get('gpu')}: {what}")
     ax.grid(True, alpha=0.3)
     ax.legend(handles=handles, fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
     path = os.path.join(out_dir, "ratio_vs_size.png")
