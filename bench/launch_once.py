@@ -6,8 +6,8 @@
 Each argument is KERNEL:SHAPE[:LAYOUT][:DTYPE][:EPILOGUE] with SHAPE MxNxK (or one size for a
 cube), LAYOUT TN (default) or NN, DTYPE fp16 (default) or bf16, EPILOGUE plain (default) or
 bias_gelu. KERNEL `torch` launches torch.matmul on the same shape (cuBLAS's kernels, for a
-profile beside tcgemm's; plain epilogue only). Every spec launches twice, in order (the first warms up: module load, plan, caches);
-read the second launch of each pair in the profile.
+profile beside tcgemm's; plain epilogue only). Every spec launches twice, in order (the first warms
+up: module load, plan, caches); read the second launch of each pair in the profile.
 """
 import sys
 

@@ -1,5 +1,6 @@
 """The benchmark harness runs on a tiny sweep and its JSON has the promised fields."""
 import json
+import os
 
 import pytest
 
@@ -135,6 +136,21 @@ def test_replot_the_committed_results_without_a_gpu(tmp_path):
     rows = [r for r in res["rows"] if "median_ms" in r]
     assert all(r["min_ms"] <= r["median_ms"] <= r["max_ms"] for r in rows)
     assert all(r.get("status") in ("ok", None) for r in rows if not r["kernel"].startswith("cuBLAS"))
+
+
+def test_ratio_plot_for_listed_shapes_not_for_cubes(tmp_path):
+    """A list of non-cubic shapes (the committed pick checks) gets a ratio-vs-size plot; the cubes
+    of h200.json get only their TFLOPS plots."""
+    pytest.importorskip("matplotlib")
+    import pathlib
+
+    from tcgemm.bench import plots
+
+    results = pathlib.Path(__file__).resolve().parents[2] / "bench" / "results"
+    listed = plots.plot(json.loads((results / "h200_pick_checks.json").read_text()), str(tmp_path / "listed"))
+    cubes = plots.plot(json.loads((results / "h200.json").read_text()), str(tmp_path / "cubes"))
+    assert [os.path.basename(p) for p in listed] == ["ratio_vs_size.png"]
+    assert "ratio_vs_size.png" not in [os.path.basename(p) for p in cubes] and cubes
 
 
 def test_user_path_table_from_rows():

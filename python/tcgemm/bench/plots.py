@@ -20,10 +20,14 @@ def _plot_ratio_vs_size(result, out_dir, plt) -> list:
     if not rows:
         return []
     random_rows = any("seed" in r for r in rows)
+
+    def group(r):  # a marker per seed; listed shapes share one
+        return r.get("seed", "listed")
+
     fig, ax = plt.subplots(figsize=(11, 5.5))
     kernels_ = list(dict.fromkeys(r["kernel"] for r in rows))
     kernels_.sort(key=lambda k: k == "auto")  # auto last: drawn on top
-    seeds = sorted({r.get("seed", "listed") for r in rows}, key=str)
+    seeds = sorted({group(r) for r in rows}, key=str)
     markers = "osD^vP*X"
     many = len(kernels_) > 1 and "auto" in kernels_
     handles = []
@@ -31,14 +35,15 @@ def _plot_ratio_vs_size(result, out_dir, plt) -> list:
         colour = plt.cm.tab10(i % 10)
         lead = name == "auto" or not many
         for j, seed in enumerate(seeds):
-            sel = [r for r in rows if r["kernel"] == name and r.get("seed", "listed") == seed]
+            sel = [r for r in rows if r["kernel"] == name and group(r) == seed]
             if sel:
                 ax.scatter([2.0 * r["M"] * r["N"] * r["K"] for r in sel], [r["vs_cublas_paired"] for r in sel],
                            marker=markers[j % len(markers)], color="black" if many and lead else colour,
                            alpha=0.9 if lead else 0.3, s=36 if lead else 18, zorder=3 if lead else 2)
         handles.append(Line2D([], [], marker="o", linestyle="", color="black" if many and lead else colour,
                               alpha=0.9 if lead else 0.5, label=name))
-    handles += [Line2D([], [], marker=markers[j % len(markers)], linestyle="", color="grey", label=f"seed {seed}" if seed != "listed" else "listed shapes")
+    handles += [Line2D([], [], marker=markers[j % len(markers)], linestyle="", color="grey",
+                       label="listed shapes" if seed == "listed" else f"seed {seed}")
                 for j, seed in enumerate(seeds)]
     ax.axhline(1.0, color="black", linewidth=1)
     ax.set_xscale("log")
