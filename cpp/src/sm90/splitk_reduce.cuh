@@ -1,7 +1,7 @@
 // The second half of split-K: D = epilogue(sum over s of partial[s]) (or of
 // its transpose, after a swap-AB kernel), the
-// slices summed in the fixed order 0, 1, ..., splits-1 by one thread per
-// output pair, so the result does not depend on which CTA finished first
+// slices summed in the fixed order 0, 1, ..., splits-1 by the one thread
+// that owns the output, so the result does not depend on which CTA finished first
 // (bit-identical run to run; no atomics). The partials stay in L2 between
 // the two launches at the decode shapes split-K is for (M x N x splits x 4
 // bytes: 16 MB at M = 128, N = 8192, 4 splits).
@@ -30,30 +30,54 @@ struct ReduceParams {
   bool transposed = false;
 };
 
+// One thread per four consecutive outputs of a row: 16-byte loads (ld is a
+// multiple of 4 and every slice starts 16-byte aligned: launch_ws), and the
+// loads of kInFlight slices issued before the first of them is added, so a
+// thread waits for splits / kInFlight rounds of L2 latency, not splits
+// (eleventh session's ncu: 7-11 us for the split tail's reduction when each
+// thread read one float2 per slice, one slice after the other). The adds
+// stay in slice order.
+constexpr int kReduceInFlight = 4;
 template <DType DT>
-__global__ void splitk_reduce_kernel(const ReduceParams p) {
+__global__ void __launch_bounds__(128) splitk_reduce_kernel(const ReduceParams p) {
   using T = typename Element<DT>::T;
-  const int64_t pairs_per_row = (p.N + 1) / 2;
+  const int64_t quads_per_row = (p.N + 3) / 4;
   const int rows = p.M - p.row0;
-  const int64_t per_batch = static_cast<int64_t>(rows) * pairs_per_row;
+  const int64_t per_batch = static_cast<int64_t>(rows) * quads_per_row;
   const int64_t total = per_batch * p.batches;
   const int64_t slice = static_cast<int64_t>(rows) * p.ld;  // floats per (batch, split)
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const int b = static_cast<int>(i / per_batch);
     const int64_t r = i % per_batch;
-    const int tr = static_cast<int>(r / pairs_per_row), col = static_cast<int>(r % pairs_per_row) * 2;
+    const int tr = static_cast<int>(r / quads_per_row), col = static_cast<int>(r % quads_per_row) * 4;
     const int row = p.row0 + tr;
-    const float* w = p.partials + static_cast<int64_t>(b) * p.splits * slice + tr * p.ld + col;
-    float2 sum = make_float2(0.f, 0.f);
-    for (int s = 0; s < p.splits; ++s) {
-      const float2 v = *reinterpret_cast<const float2*>(w + s * slice);
-      sum.x += v.x, sum.y += v.y;
+    const float4* w = reinterpret_cast<const float4*>(p.partials + static_cast<int64_t>(b) * p.splits * slice +
+                                                      tr * p.ld + col);
+    const int64_t step = slice / 4;  // float4s per slice
+    float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
+    int s = 0;
+    for (; s + kReduceInFlight <= p.splits; s += kReduceInFlight) {
+      float4 v[kReduceInFlight];
+#pragma unroll
+      for (int j = 0; j < kReduceInFlight; ++j) v[j] = __ldg(w + (s + j) * step);
+#pragma unroll
+      for (int j = 0; j < kReduceInFlight; ++j) sum.x += v[j].x, sum.y += v[j].y, sum.z += v[j].z, sum.w += v[j].w;
     }
-    const uint32_t packed = epilogue_pair<DT>(p.ep, sum.x, sum.y, row, col, p.M, p.N, b);
+    for (; s < p.splits; ++s) {
+      const float4 v = __ldg(w + s * step);
+      sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+    }
     T* dst = static_cast<T*>(p.C) + b * p.stride_c + static_cast<int64_t>(row) * p.ldc + col;
-    if (col + 1 < p.N) *reinterpret_cast<uint32_t*>(dst) = packed;  // ldc and col even: 4-byte aligned
-    else reinterpret_cast<uint16_t*>(dst)[0] = static_cast<uint16_t>(packed & 0xffffu);
+    const float pair[2][2] = {{sum.x, sum.y}, {sum.z, sum.w}};
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int c = col + 2 * h;
+      if (c >= p.N) break;
+      const uint32_t packed = epilogue_pair<DT>(p.ep, pair[h][0], pair[h][1], row, c, p.M, p.N, b);
+      if (c + 1 < p.N) *reinterpret_cast<uint32_t*>(dst + 2 * h) = packed;  // ldc and c even: 4-byte aligned
+      else reinterpret_cast<uint16_t*>(dst + 2 * h)[0] = static_cast<uint16_t>(packed & 0xffffu);
+    }
   }
 }
 
@@ -115,8 +139,8 @@ Status launch_splitk_reduce(const ReduceParams& p, cudaStream_t stream) {
     splitk_reduce_transposed_kernel<DT><<<grid, 128, 0, stream>>>(p);
     return check_launch("splitk_reduce_transposed_kernel");
   }
-  const int64_t total = static_cast<int64_t>(p.batches) * (p.M - p.row0) * ((p.N + 1) / 2);
-  const int threads = 256;
+  const int64_t total = static_cast<int64_t>(p.batches) * (p.M - p.row0) * ((p.N + 3) / 4);
+  const int threads = 128;  // small blocks: a decode shape's few thousand threads still reach most SMs
   const int64_t blocks = (total + threads - 1) / threads;
   splitk_reduce_kernel<DT><<<static_cast<unsigned>(blocks < 65536 ? blocks : 65536), threads, 0, stream>>>(p);
   return check_launch("splitk_reduce_kernel");
