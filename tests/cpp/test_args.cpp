@@ -111,9 +111,9 @@ int main() {
       a.M = M, a.N = N, a.K = K, a.layout = Layout::TN;
       return std::string(auto_preference(90, a, 132).front());
     };
-    CHECK(first_tn(16, 4096, 4096) == "sm90.ws_splitk.swap");
-    CHECK(first_tn(1, 8192, 8192) == "sm90.ws_splitk.swap");
-    CHECK(first_tn(64, 16896, 4096) == "sm90.ws_splitk.swap");  // 132 swapped tiles
+    CHECK(first_tn(16, 4096, 4096) == "sm90.ws_splitk.swap.dsmem");
+    CHECK(first_tn(1, 8192, 8192) == "sm90.ws_splitk.swap.dsmem");
+    CHECK(first_tn(64, 16896, 4096) == "sm90.ws_splitk.swap.dsmem");  // 132 swapped tiles
     CHECK(first_tn(64, 16897, 4096) == "sm90.ws_splitk");       // 133
     CHECK(first_tn(16, 28672, 4096) == "sm90.ws_splitk");
     CHECK(first_tn(128, 8192, 8192) == "sm90.ws_pingpong");

@@ -121,6 +121,31 @@ static void covers_batches_and_splits(int tiles_m, int tiles_n, int batches, int
             (long long)g);
 }
 
+// The cluster split (sm90.ws_splitk.swap.dsmem): the schedule walks whole
+// tiles (splits = 1) and rank r of a cluster of `slices` CTAs takes K slice r
+// (k_slice): every (tile, batch, K tile) exactly once, no rank's slice
+// empty, the slices contiguous in rank order (rank 0 sums them in that order).
+static void covers_cluster_split(int tiles_m, int tiles_n, int batches, int k_tiles, int slices, int64_t g) {
+  const PersistentSchedule s{tiles_m, tiles_n, 8, 1, batches, 1};
+  std::vector<int> seen(static_cast<size_t>(tiles_m) * tiles_n * batches * k_tiles, 0);
+  bool ok = s.units() == static_cast<int64_t>(tiles_m) * tiles_n * batches;
+  for (int64_t b = 0; b < g; ++b)
+    for (int64_t u = s.first(b); u < s.units(); u = s.next(u, g))
+      for (int rank = 0, prev_end = 0; rank < slices; ++rank) {
+        const WorkUnit w = s.work(u, 0);
+        int begin = 0, end = 0;
+        k_slice(k_tiles, rank, slices, &begin, &end);
+        if (begin >= end || begin != prev_end || s.partial(w)) ok = false;
+        prev_end = end;
+        for (int kt = begin; kt < end; ++kt)
+          ++seen[((static_cast<size_t>(w.batch) * tiles_m + w.tile.m) * tiles_n + w.tile.n) * k_tiles + kt];
+        if (rank == slices - 1 && end != k_tiles) ok = false;
+      }
+  for (int v : seen) ok &= (v == 1);
+  CHECK_MSG(ok, "cluster split: tiles %dx%d batches %d k_tiles %d slices %d grid %lld", tiles_m, tiles_n, batches,
+            k_tiles, slices, (long long)g);
+}
+
 // The split tail: rows [0, dp_rows) whole (split -1), the rest split; every
 // (tile, batch, K tile) still exactly once, the whole units first in the
 // unit order, and every partial tile at or below the tail's first row.
@@ -211,6 +236,26 @@ int main() {
           covers_batches_and_splits(1, 32, batches, k_tiles, splits, g);
           covers_batches_and_splits(3, 5, batches, k_tiles, splits, g);
         }
+  for (int slices = 1; slices <= 8; ++slices)
+    for (int k_tiles : {8, 9, 64, 257})
+      for (int64_t g : {1, 33, 132}) covers_cluster_split(32, 1, 2, k_tiles, slices, g);
+  // The cluster split's slice count, with an H200's resident clusters of 1-8
+  // CTAs (ncu: 66 of 2, 30 of 4; the others as the GPCs would give them).
+  {
+    const int64_t h200[9] = {0, 132, 66, 42, 30, 24, 18, 18, 15};
+    CHECK(choose_cluster_split(0, 32, 64, h200) == 3);    // 16x4096x4096: 4 would take two rounds of 30
+    CHECK(choose_cluster_split(0, 112, 64, h200) == 1);   // 16x14336x4096: the tiles fill the GPU already
+    CHECK(choose_cluster_split(0, 64, 128, h200) == 2);   // 64x8192x8192
+    CHECK(choose_cluster_split(0, 8, 128, h200) == 8);    // 8 tiles, a long K: every slice
+    CHECK(choose_cluster_split(0, 32, 7, h200) == 1);     // K = 448: slices of at least 4 K tiles
+    CHECK(choose_cluster_split(16, 32, 64, h200) == 8);   // a request: at most the portable cluster size,
+    CHECK(choose_cluster_split(5, 32, 3, h200) == 3);     // and the K tiles
+    CHECK(choose_cluster_split(2, 500, 64, h200) == 2);   // otherwise as asked
+    const int64_t no_fours[9] = {0, 132, 66, 42, 0, 0, 0, 0, 0};
+    CHECK(choose_cluster_split(0, 8, 128, no_fours) == 3);  // sizes that do not fit are not candidates
+    CHECK(cluster_split_cost(32, 64, 4, 30) == 2 * (16 + kClusterSliceCost));
+    CHECK(cluster_split_cost(32, 64, 4, 0) < 0);
+  }
   // The split-K policy (sm90.ws_splitk on 132 SMs).
   CHECK(choose_splits(0, 32, 128, 132) == 4);   // M <= 128 vs N = K = 8192 with 256-wide tiles: 128 units
   CHECK(choose_splits(0, 128, 128, 132) == 1);  // M = 512: the tiles fill the GPU already

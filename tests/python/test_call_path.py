@@ -212,6 +212,7 @@ def _runnable(name):
 
 @pytest.mark.parametrize("graph", [False, True], ids=["eager", "graph"])
 @pytest.mark.parametrize("kernel,M,K", [("auto", 16, 4096), ("auto", 1000, 1032), ("sm90.ws_splitk.swap", 16, 4096),
+                                        ("sm90.ws_splitk.swap.dsmem", 64, 4096),
                                         ("sm90.ws_splitk", 64, 2048), ("sm90.ws_persistent", 300, 1024),
                                         ("sm90.ws_mcast", 1000, 1032), ("sm90.ws_pingpong", 129, 1000)])
 def test_back_to_back_calls_see_each_others_results(kernel, M, K, graph):

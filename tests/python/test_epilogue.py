@@ -263,6 +263,7 @@ TAIL = {256: [(2504, 1896, 2048, 1), (2567, 2000, 2777, 1), (1100, 1900, 2222, 2
         192: [(1086, 2696, 2777, 1), (1086, 2922, 2777, 1), (601, 2583, 2777, 2)],
         "sm90.ws_mcast.2x2": [(1086, 3148, 2777, 1), (2567, 2000, 2777, 1), (601, 2583, 2777, 2)]}
 TAIL["sm90.ws_splitk.swap"] = TAIL[256]  # NN runs ws_splitk (its tail); TN computes D^T, all partials
+TAIL["sm90.ws_splitk.swap.dsmem"] = TAIL[256]  # NN as above; TN: no partials at all (the cluster split)
 
 
 def _tail_shapes(kernel):
@@ -282,6 +283,8 @@ def test_split_tail_matches_float64_and_is_deterministic(kernel, layout, shape, 
                           _core.Accum.f32, False, batch, 0)
     if kernel.endswith(".swap") and layout == "TN":  # no tail: every tile of D^T leaves as a partial
         assert ws >= 4 * batch * N * ((M + 3) // 4 * 4)
+    elif kernel.endswith(".dsmem") and layout == "TN":  # the slices meet in shared memory: no workspace
+        assert ws == 0
     elif d["sm_count"] == 132:
         assert 0 < ws < 2 * 4 * batch * M * ((N + 3) // 4 * 4), "expected a split tail on 132 SMs"
     shape_a, shape_c = ((batch, M, K), (batch, M, N)) if batch > 1 else ((M, K), (M, N))
@@ -328,6 +331,6 @@ def test_auto_picks_split_k_for_decode_shapes(rng):
     da, dw, dc = (tcgemm.DeviceArray.empty(s, f16) for s in ((M, K), (N, K), (M, N)))
     used = _core.gemm("auto", da.ptr, dw.ptr, dc.ptr, M, N, K, da.pitch, dw.pitch, dc.pitch, _core.DType.float16,
                       _core.Layout.TN, _core.Accum.f32, True, 0, True)
-    assert used == "sm90.ws_splitk.swap", used
+    assert used == "sm90.ws_splitk.swap.dsmem", used
     for x in (da, dw, dc):
         x.free()

@@ -218,8 +218,13 @@ std::vector<const char*> auto_preference(int cc, const GemmArgs& args, int sms) 
     // 14336 0.80x -> 0.88x, GPU time; at 224 swapped tiles (16 x 28672 x
     // 4096) 0.91x -> 0.84x, hence one wave only (tenth session, run 3).
     const bool swap = args.layout == Layout::TN && ceil_div(args.N, 128) * args.batch <= sms;
+    // The swap's K slices meet in a cluster's shared memory where that runs
+    // (ws_splitk.swap.dsmem): one kernel, no partials (twelfth session:
+    // 16 x 14336 x 4096 0.86-0.88x -> 0.94-0.97x, 64 x 8192 x 8192 0.86-0.88x
+    // -> 0.93-0.96x).
     const std::vector<const char*> decode =
-        swap ? std::vector<const char*>{"sm90.ws_splitk.swap", "sm90.ws_splitk", "sm90.ws_persistent"}
+        swap ? std::vector<const char*>{"sm90.ws_splitk.swap.dsmem", "sm90.ws_splitk.swap", "sm90.ws_splitk",
+                                        "sm90.ws_persistent"}
              : std::vector<const char*>{"sm90.ws_splitk", "sm90.ws_persistent"};
     const int64_t narrow_tiles = ceil_div(args.N, 256) * args.batch;
     if (args.M <= 64 && args.split_k != 1 &&

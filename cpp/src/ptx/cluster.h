@@ -44,4 +44,15 @@ TCGEMM_DEVICE uint32_t mapa_shared(uint32_t smem, uint32_t rank) {
   return out;
 }
 
+// ld.shared::cluster.v4.f32: 16 bytes from a peer CTA's shared memory (an
+// address from mapa_shared): distributed shared memory.
+TCGEMM_DEVICE float4 ld_shared_cluster_v4_f32(uint32_t cluster_addr) {
+  float4 v;
+  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "r"(cluster_addr)
+               : "memory");
+  return v;
+}
+
 }  // namespace tcgemm::ptx

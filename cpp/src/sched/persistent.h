@@ -35,6 +35,17 @@ struct WorkUnit {
   int split;  // K slice 0 .. splits-1, or -1: the whole of K
 };
 
+// K tiles [*begin, *end) of slice `split` of `splits` near-equal slices of
+// k_tiles (none empty when splits <= k_tiles); split -1 is all of them.
+TCGEMM_SCHED_FN void k_slice(int k_tiles, int split, int splits, int* begin, int* end) {
+  if (split < 0) {
+    *begin = 0, *end = k_tiles;
+    return;
+  }
+  *begin = static_cast<int>(static_cast<int64_t>(k_tiles) * split / splits);
+  *end = static_cast<int>(static_cast<int64_t>(k_tiles) * (split + 1) / splits);
+}
+
 struct PersistentSchedule {
   int tiles_m = 1, tiles_n = 1;
   int group = 8;      // tile rows (units) per group of the grouped raster
@@ -78,12 +89,7 @@ struct PersistentSchedule {
   // K tiles [*begin, *end) of K slice `split` of k_tiles: near-equal parts,
   // none empty when splits <= k_tiles; split -1 is all of them.
   TCGEMM_SCHED_FN void k_range(int k_tiles, int split, int* begin, int* end) const {
-    if (split < 0) {
-      *begin = 0, *end = k_tiles;
-      return;
-    }
-    *begin = static_cast<int>(static_cast<int64_t>(k_tiles) * split / splits);
-    *end = static_cast<int>(static_cast<int64_t>(k_tiles) * (split + 1) / splits);
+    k_slice(k_tiles, split, splits, begin, end);
   }
 
   // Work units of worker b (a CTA, or a cluster) in a grid of g workers:
@@ -157,6 +163,40 @@ TCGEMM_SCHED_FN int64_t schedule_cost(const PersistentSchedule& s, int k_tiles, 
     if (t > worst) worst = t;
   }
   return worst + (s.splits > 1 ? kReduceCost : 0);
+}
+
+// The cluster split (sm90.ws_splitk.swap.dsmem): the K slices of a tile are
+// the CTAs of one cluster, so a slice count S takes clusters of S CTAs, and
+// how many of those are resident does not scale with S -- an H200 holds 66
+// clusters of 2 but 30 of 4 (120 CTAs): a cluster lives within one GPC
+// (ncu's Occupancy section, twelfth session). `clusters[s]` is that count
+// for s CTAs (0: none fit). Time, in K tiles of one CTA: ceil(tiles /
+// clusters) rounds of one slice each, a slice its K tiles plus
+// kClusterSliceCost for the pipeline fill and the exchange. The fewest
+// slices among the cheapest, each at least kMinClusterSliceKTiles deep; a
+// request > 0 as asked, capped at 8 and at the K tiles. 16 x 4096 x 4096 (32 tiles of 64 K tiles): 4 slices take two
+// rounds of 30 clusters; 3 slices one round.
+constexpr int kClusterSliceCost = 2;
+constexpr int kMaxClusterSlices = 8;  // the portable cluster size (CUDA programming guide: thread block clusters)
+TCGEMM_SCHED_FN int64_t cluster_split_cost(int64_t tiles, int k_tiles, int slices, int64_t clusters) {
+  if (clusters < 1) return -1;
+  return (tiles + clusters - 1) / clusters * ((k_tiles + slices - 1) / slices + kClusterSliceCost);
+}
+constexpr int kMinClusterSliceKTiles = 4;
+TCGEMM_SCHED_FN int choose_cluster_split(int requested, int64_t tiles, int k_tiles, const int64_t* clusters) {
+  if (requested > 0) {
+    const int most = k_tiles < kMaxClusterSlices ? (k_tiles < 1 ? 1 : k_tiles) : kMaxClusterSlices;
+    return requested < most ? requested : most;
+  }
+  const int deep = k_tiles / kMinClusterSliceKTiles;  // slices of at least kMinClusterSliceKTiles
+  const int most = deep < kMaxClusterSlices ? deep : kMaxClusterSlices;
+  int best = 1;
+  int64_t best_cost = -1;
+  for (int s = 1; s <= (most < 1 ? 1 : most); ++s) {
+    const int64_t c = cluster_split_cost(tiles, k_tiles, s, clusters[s]);
+    if (c >= 0 && (best_cost < 0 || c < best_cost)) best_cost = c, best = s;
+  }
+  return best;
 }
 
 // How to split a persistent GEMM: {splits, dp_rows} for PersistentSchedule.

@@ -52,6 +52,12 @@ std::vector<KernelInfo> sm90_kernels() {
        "transposed. NN runs ws_splitk's kernel",
        90, dtypes, layouts, accums, 128, 16, 64, 10, TCGEMM_FN(launch_ws_splitk_swap), sass, features | kSplitK,
        TCGEMM_FN(workspace_ws_splitk_swap)},
+      {"sm90.ws_splitk.swap.dsmem", "sm90",
+       "ws_splitk.swap with a tile's K slices (at most 8) in one cluster: rank 0 sums the others' accumulators "
+       "out of their shared memory (distributed shared memory, in rank order: deterministic) and writes D -- "
+       "one kernel, no workspace. NN runs ws_splitk's kernel",
+       90, dtypes, layouts, accums, 128, 16, 64, 10, TCGEMM_FN(launch_ws_splitk_swap_dsmem), sass, features | kSplitK,
+       TCGEMM_FN(workspace_ws_splitk_swap_dsmem)},
       {"sm90.ws_pingpong", "sm90",
        "ws_persistent with the consumer warpgroups on alternate 128x128 tiles (ping-pong): one's epilogue "
        "overlaps the other's wgmma mainloop",

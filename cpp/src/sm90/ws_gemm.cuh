@@ -75,7 +75,8 @@
 namespace tcgemm::sm90 {
 
 template <int kBN, int kStages, bool kPersistent, int kClusterM, int kGroup = 8, bool kTmaStore = false,
-          int kConsumers = 2, bool kSplitK = false, bool kPingPong = false, int kClusterN = 1, bool kSwapAB = false>
+          int kConsumers = 2, bool kSplitK = false, bool kPingPong = false, int kClusterN = 1, bool kSwapAB = false,
+          bool kClusterSplit = false>
 struct WsConfig {
   static constexpr int CONSUMERS = kConsumers;  // warpgroups
   // Cooperative: consumer cw computes rows cw*64 .. cw*64+63 of every tile.
@@ -92,6 +93,12 @@ struct WsConfig {
   // its A and the few rows of x as its B, and every tile goes out as an fp32
   // partial that splitk_reduce writes back transposed.
   static constexpr bool SWAP_AB = kSwapAB;
+  // The K slices of a tile in one cluster (its size, 1-8, chosen per launch):
+  // rank r computes slice r, and rank 0 sums the others' fp32 accumulators
+  // out of their shared memory (distributed shared memory, PTX ISA:
+  // ld.shared::cluster) in rank order and stores the tile itself -- no
+  // partials in global memory, no second kernel, no workspace.
+  static constexpr bool CLUSTER_SPLIT = kClusterSplit;
   // Arrivals a slot's empty barrier counts: every consumer warp of every CTA
   // this CTA's producer writes into (itself, its CLUSTER - 1 B peers along
   // M, its CLUSTER_N - 1 A peers along N).
@@ -102,11 +109,17 @@ struct WsConfig {
   static constexpr int C_BOX_BYTES = 64 * 64 * 2;  // one 64x64 box of C
   static constexpr int C_BYTES = TMA_STORE ? CONSUMERS * 2 * C_BOX_BYTES : 0;  // 2 boxes per consumer
   static constexpr int BIAS_BYTES = TMA_STORE ? CONSUMERS * 64 * 4 : 0;  // a quarter's fp32 bias per consumer
+  // Cluster split: a peer's accumulators for rank 0 to read, or (rank 0) the
+  // summed tile transposed back to D's rows, BM + 4 floats apart (the pad
+  // spreads a warp's column writes over all 32 banks); then its two barriers.
+  static constexpr int RED_BYTES = CLUSTER_SPLIT ? BN * (BM + 4) * 4 : 0;
+  static constexpr int RED_BARRIER_BYTES = CLUSTER_SPLIT ? 16 : 0;
   static constexpr int THREADS = (1 + CONSUMERS) * kWarpgroup;
   static constexpr int A_BYTES = BM * kRowBytes, B_BYTES = BN * kRowBytes;
   static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
   static constexpr int SMEM =
-      1024 + STAGES * STAGE_BYTES + C_BYTES + BIAS_BYTES + sched::Pipeline<STAGES>::kBarrierBytes;
+      1024 + STAGES * STAGE_BYTES + C_BYTES + BIAS_BYTES + RED_BYTES + sched::Pipeline<STAGES>::kBarrierBytes +
+      RED_BARRIER_BYTES;
   // 128 * 40 + 256 * 232 <= 65536 registers of the SM.
   static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
   // setmaxnreg.inc may only raise a warp's count (PTX ISA: setmaxnreg); ptxas
@@ -121,6 +134,7 @@ struct WsConfig {
   static constexpr uint16_t a_mask(int rm) { return static_cast<uint16_t>(CLUSTER_N == 1 ? 1u << rm : (1u | 1u << CLUSTER) << rm); }
   static_assert(!SWAP_AB || (SPLIT_K && !TMA_STORE && CTAS == 1 && !PINGPONG),
                 "swap-AB: a split-K kernel without clusters whose every tile leaves as an fp32 partial");
+  static_assert(!CLUSTER_SPLIT || (SWAP_AB && CONSUMERS == 2), "the cluster split is a swap-AB configuration's");
   static_assert(!PINGPONG || (CONSUMERS == 2 && PERSISTENT && CTAS == 1 && TMA_STORE && !SPLIT_K),
                 "ping-pong: two consumers of a persistent, cluster-less, TMA-store kernel");
 };
@@ -217,6 +231,75 @@ __device__ __forceinline__ void store_accumulators_tma(const Params& p, const CU
   });
 }
 
+// The end of a tile in the cluster split (WsConfig::CLUSTER_SPLIT), run by
+// the 256 consumer threads of every CTA of the cluster; acc is this CTA's
+// K slice of D^T's 128 x BN tile (rows: the weight's rows, D's columns).
+// A peer (rank r > 0) writes its accumulators into its own buffer in
+// fragment order -- thread ct's float4 q at (q * 256 + ct) * 16, so a warp's
+// 16-byte stores and the reads of them fill whole 512-byte rows -- and
+// arrives on rank 0's `ready` barrier (release at cluster scope: its stores
+// are visible to whoever acquires the phase). Rank 0 waits, adds rank 1's,
+// rank 2's, ... float4s to its own (the same fragment positions in every
+// CTA), in rank order whatever order they arrived in (bit-identical run to
+// run), then frees the peers' buffers (their `free` barriers) for the next
+// tile. The sum goes out through rank 0's buffer, transposed: D^T[r][c]
+// written at column c's row of the buffer, then each thread reads an
+// adjacent pair along a row of D and stores it through the epilogue.
+template <DType DT, int BM, int BN>
+__device__ __forceinline__ void cluster_split_store(const Params& p, uint32_t red, uint32_t ready, uint32_t free_bar,
+                                                    uint32_t slices, uint32_t krank, uint32_t phase,
+                                                    const sched::TileCoord& t, int batch, float (&acc)[BN / 2]) {
+  using T = typename Element<DT>::T;
+  constexpr uint32_t kThreads = 2 * kWarpgroup, kBar = 5;  // named barrier 5: no other user in these kernels
+  constexpr int kPitch = BM + 4;                           // floats per staged row of D
+  const int ct = threadIdx.x - kWarpgroup;                 // 0 .. 255
+  if (krank != 0) {
+    ptx::mbarrier_wait_parity_cluster(free_bar, phase ^ 1u);  // rank 0 has read the last tile's (a fresh barrier: at once)
+#pragma unroll
+    for (int q = 0; q < BN / 8; ++q)
+      ptx::st_shared_v4_f32(red + (q * kThreads + ct) * 16,
+                            make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]));
+    ptx::mbarrier_arrive_cluster(ptx::mapa_shared(ready, 0));
+    return;
+  }
+  if (slices > 1) {
+    ptx::mbarrier_wait_parity_cluster(ready, phase);
+    for (uint32_t r = 1; r < slices; ++r)
+#pragma unroll
+      for (int q = 0; q < BN / 8; ++q) {
+        const float4 v = ptx::ld_shared_cluster_v4_f32(ptx::mapa_shared(red + (q * kThreads + ct) * 16, r));
+        acc[4 * q] += v.x, acc[4 * q + 1] += v.y, acc[4 * q + 2] += v.z, acc[4 * q + 3] += v.w;
+      }
+    for (uint32_t r = 1; r < slices; ++r) ptx::mbarrier_arrive_cluster(ptx::mapa_shared(free_bar, r));
+  }
+  // Stage D^T[r][c] at D's row c: rows r of a warp's lanes differ by 1 and
+  // columns c by 2, so with a pitch of 4 mod 32 floats the 32 lanes of a
+  // store hit 32 banks.
+  const int lane = ct % 32, row = (ct / 32) * 16 + lane / 4;
+  ptx::named_barrier_sync(kBar, kThreads);  // every read of the last tile's staging is done
+#pragma unroll
+  for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int e = 0; e < 2; ++e)
+        ptx::st_shared_f32(red + ((8 * j + 2 * (lane % 4) + e) * kPitch + row + 8 * h) * 4, acc[4 * j + 2 * h + e]);
+  ptx::named_barrier_sync(kBar, kThreads);
+  // The swapped problem's M and N are D's N and M.
+  const int m0 = t.n * BN, n0 = t.m * BM;
+  for (int i = ct; i < BN * (BM / 2); i += kThreads) {
+    const int m = i / (BM / 2), n = 2 * (i % (BM / 2));
+    const int gm = m0 + m, gn = n0 + n;
+    if (gm >= p.N || gn >= p.M) continue;
+    float v0, v1;
+    ptx::ld_shared_v2_f32(red + (m * kPitch + n) * 4, &v0, &v1);
+    const uint32_t packed = epilogue_pair<DT>(p.ep, v0, v1, gm, gn, p.N, p.M, batch);
+    T* dst = static_cast<T*>(p.C) + batch * p.stride_c + static_cast<int64_t>(gm) * p.ldc + gn;
+    if (gn + 1 < p.M) *reinterpret_cast<uint32_t*>(dst) = packed;  // ldc and gn even: 4-byte aligned
+    else reinterpret_cast<uint16_t*>(dst)[0] = static_cast<uint16_t>(packed & 0xffffu);
+  }
+}
+
 template <class Cfg, DType DT, Layout L>
 __global__ void __launch_bounds__(Cfg::THREADS, 1)
     ws_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
@@ -227,28 +310,42 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
   const uint32_t base = align_1024(ptx::smem_addr(smem));
   const uint32_t c_stage = base + STAGES * Cfg::STAGE_BYTES;  // TMA-store staging (C_BYTES)
   const uint32_t bias_slots = c_stage + Cfg::C_BYTES;         // BIAS_BYTES
-  const sched::Pipeline<STAGES> pipe{bias_slots + Cfg::BIAS_BYTES};
+  const uint32_t red = bias_slots + Cfg::BIAS_BYTES;          // RED_BYTES (cluster split)
+  const sched::Pipeline<STAGES> pipe{red + Cfg::RED_BYTES};
+  const uint32_t red_ready = red + Cfg::RED_BYTES + sched::Pipeline<STAGES>::kBarrierBytes, red_free = red_ready + 8;
   auto a_tile = [&](int s) { return base + s * Cfg::STAGE_BYTES; };
   auto b_tile = [&](int s) { return base + s * Cfg::STAGE_BYTES + Cfg::A_BYTES; };
 
   const int wg = threadIdx.x / kWarpgroup;
   const uint32_t rank = CTAS > 1 ? ptx::cluster_ctarank() : 0;
   const int rm = rank % CLUSTER, rn = rank / CLUSTER;  // this CTA's place in the cluster (along M, along N)
+  // Cluster split: the cluster's size is the number of K slices, its rank this CTA's slice.
+  const uint32_t slices = Cfg::CLUSTER_SPLIT ? ptx::cluster_nctarank() : 1;
+  const uint32_t krank = Cfg::CLUSTER_SPLIT ? ptx::cluster_ctarank() : 0;
   const sched::PersistentSchedule sch{p.tiles_m, p.tiles_n, p.grouped ? Cfg::GROUP : 1, CLUSTER,
-                                      p.batches, p.splits,  p.dp_rows,                    Cfg::CLUSTER_N};
+                                      p.batches, Cfg::CLUSTER_SPLIT ? 1 : p.splits,  p.dp_rows, Cfg::CLUSTER_N};
   // A worker is a CTA, or a cluster (whose CTAs have consecutive blockIdx.x).
-  const int64_t worker = blockIdx.x / CTAS, workers = gridDim.x / CTAS;
+  const int64_t cluster_ctas = Cfg::CLUSTER_SPLIT ? slices : CTAS;
+  const int64_t worker = blockIdx.x / cluster_ctas, workers = gridDim.x / cluster_ctas;
   const int64_t units = sch.units();
   const int k_tiles = (p.K + BK - 1) / BK;
+  auto k_range = [&](const sched::WorkUnit& w, int* begin, int* end) {
+    if constexpr (Cfg::CLUSTER_SPLIT) sched::k_slice(k_tiles, static_cast<int>(krank), static_cast<int>(slices), begin, end);
+    else sch.k_range(k_tiles, w.split, begin, end);
+  };
 
   if (threadIdx.x == 0) {
     // full: the producer's arrive.expect_tx; empty: every consumer warp
     // that reads the slot, in every CTA whose slot the producer fills.
     pipe.init(1, Cfg::READERS);
+    if constexpr (Cfg::CLUSTER_SPLIT) {
+      ptx::mbarrier_init(red_ready, slices > 1 ? (slices - 1) * 2 * kWarpgroup : 1);  // every peer consumer thread
+      ptx::mbarrier_init(red_free, 2 * kWarpgroup);                                 // every rank-0 consumer thread
+    }
     ptx::fence_mbarrier_init();
   }
   // The barriers are initialised before anyone (in the cluster) uses them.
-  if constexpr (CTAS > 1) ptx::cluster_sync();
+  if constexpr (CTAS > 1 || Cfg::CLUSTER_SPLIT) ptx::cluster_sync();
   else __syncthreads();
 
   if (wg == 0) {
@@ -262,7 +359,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         const sched::WorkUnit w = sch.work(u, rank);
         const int m0 = w.tile.m * BM, n0 = w.tile.n * BN;
         int kt_begin, kt_end;
-        sch.k_range(k_tiles, w.split, &kt_begin, &kt_end);
+        k_range(w, &kt_begin, &kt_end);
         for (int kt = kt_begin; kt < kt_end; ++kt) {
           // With multicast the peer's consumers also arrive on this barrier.
           pipe.producer_acquire(st);
@@ -310,7 +407,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
       const sched::WorkUnit w = sch.work(u, rank);
       const sched::TileCoord t = w.tile;
       int kt_begin, kt_end;  // never empty: the host keeps splits <= k_tiles
-      sch.k_range(k_tiles, w.split, &kt_begin, &kt_end);
+      k_range(w, &kt_begin, &kt_end);
       // Ping-pong turns: named barrier kTurn + c is "consumer c may start its
       // mainloop" (bar.sync by c, bar.arrive by the other when its mainloop has
       // waited on every slot of its tile, only if a next unit exists).
@@ -328,7 +425,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
       BiasHeld<BN> bias = {};
       // The tile goes out as an fp32 partial: always with swap-AB (the
       // reduction transposes it), else when its K is split.
-      const bool partial = Cfg::SWAP_AB || (Cfg::SPLIT_K && sch.partial(w));
+      const bool partial = !Cfg::CLUSTER_SPLIT && (Cfg::SWAP_AB || (Cfg::SPLIT_K && sch.partial(w)));
       if (Cfg::TMA_STORE && !partial && p.ep.bias && is_bias_act_form(p.ep))
         bias = load_bias_held<BN>(p.ep, static_cast<int64_t>(t.n) * BN, p.N);
       float acc[MB][BN / 2];
@@ -357,6 +454,11 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         if (has_next) ptx::named_barrier_arrive(kTurn + (cw ^ 1), 2 * kWarpgroup);
       ptx::wgmma_wait_group<0>();
       release(prev);
+      if constexpr (Cfg::CLUSTER_SPLIT) {
+        cluster_split_store<DT, BM, BN>(p, red, red_ready, red_free, slices, krank, static_cast<uint32_t>(mine & 1),
+                                        t, w.batch, acc[0]);
+        continue;
+      }
 #pragma unroll
       for (int mb = 0; mb < MB; ++mb) {
         const int m0 = t.m * BM + row0 + mb * 64;
@@ -375,37 +477,40 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     if constexpr (Cfg::TMA_STORE)
       if (threadIdx.x % kWarpgroup == 0) ptx::bulk_wait_group<0>();
   }
-  // No CTA may exit while its peer can still multicast into it or arrive on
-  // its barriers.
-  if constexpr (CTAS > 1) ptx::cluster_sync();
+  // No CTA may exit while its peer can still multicast into it, arrive on
+  // its barriers or read its shared memory.
+  if constexpr (CTAS > 1 || Cfg::CLUSTER_SPLIT) ptx::cluster_sync();
 #endif
 }
 
-// Workers (CTAs, or clusters) that are resident at once, per device, cached.
-// Call after the kernel's shared-memory opt-in (set_smem): the occupancy
-// query sees the opt-in. A query that finds no room is an error, not cached.
+// Workers (CTAs, or clusters of `ctas` CTAs) that are resident at once, per
+// device, cached. Call after the kernel's shared-memory opt-in (set_smem):
+// the occupancy query sees the opt-in. A query that finds no room is an
+// error, not cached.
 template <class Cfg, class Kernel>
-Status max_workers(Kernel kernel, int64_t* out) {
-  static int cache[64] = {};
+Status max_workers(Kernel kernel, int64_t* out, int ctas = Cfg::CTAS) {
+  static int cache[64][sched::kMaxClusterSlices + 1] = {};
+  if (ctas < 1 || ctas > sched::kMaxClusterSlices)
+    return Status::Error(StatusCode::not_supported, "a cluster of " + std::to_string(ctas) + " CTAs");
   int dev = 0;
   TCGEMM_CUDA_TRY(cudaGetDevice(&dev));
-  int& n = cache[dev & 63];
+  int& n = cache[dev & 63][ctas];
   if (n == 0) {
     int sms = 0;
     TCGEMM_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     int found = sms;  // one 384-thread, ~200 KB CTA per SM
-    if constexpr (Cfg::CTAS > 1) {
+    if (ctas > 1) {
       cudaLaunchConfig_t cfg = {};
       cudaLaunchAttribute attr[1];
       attr[0].id = cudaLaunchAttributeClusterDimension;
-      attr[0].val.clusterDim.x = Cfg::CTAS, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
-      cfg.gridDim = dim3(Cfg::CTAS * sms), cfg.blockDim = dim3(Cfg::THREADS);
+      attr[0].val.clusterDim.x = ctas, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
+      cfg.gridDim = dim3(ctas * sms), cfg.blockDim = dim3(Cfg::THREADS);
       cfg.dynamicSmemBytes = Cfg::SMEM, cfg.attrs = attr, cfg.numAttrs = 1;
       TCGEMM_CUDA_TRY(cudaOccupancyMaxActiveClusters(&found, kernel, &cfg));
     }
     if (found < 1)
       return Status::Error(StatusCode::not_supported,
-                           "no cluster of " + std::to_string(Cfg::CTAS) + " CTAs with " +
+                           "no cluster of " + std::to_string(ctas) + " CTAs with " +
                                std::to_string(Cfg::SMEM) + " bytes of shared memory fits on this device");
     n = found;
   }
@@ -430,7 +535,8 @@ struct SplitK {
 template <class Cfg>
 SplitK splitk_for(const GemmArgs& a, int64_t most) {
   SplitK s;
-  if constexpr (Cfg::SWAP_AB) {
+  if constexpr (Cfg::CLUSTER_SPLIT) {  // no partials in memory; the slices: cluster_split below
+  } else if constexpr (Cfg::SWAP_AB) {
     const int64_t tiles = ceil_div(a.M, Cfg::BM) * ceil_div(a.N, Cfg::BN) * a.batch;
     s.splits = sched::choose_splits(a.split_k, tiles, static_cast<int>(ceil_div(a.K, BK)), static_cast<int>(most));
     s.ld_partials = round_up(a.N, 4);
@@ -459,6 +565,24 @@ SplitK splitk_for(const GemmArgs& a, int64_t most) {
   return s;
 }
 
+// The cluster split's slice count for these arguments
+// (sched::choose_cluster_split), and how many clusters of that many CTAs are
+// resident. The occupancy of each cluster size is queried once per device.
+template <class Cfg, class Kernel>
+Status cluster_split(Kernel kernel, const GemmArgs& a, int* slices, int64_t* clusters) {
+  const int64_t tiles = ceil_div(a.M, Cfg::BM) * ceil_div(a.N, Cfg::BN) * a.batch;
+  const int k_tiles = static_cast<int>(ceil_div(a.K, BK));
+  int64_t resident[sched::kMaxClusterSlices + 1] = {};
+  for (int s = 1; s <= sched::kMaxClusterSlices; ++s)
+    if (!max_workers<Cfg>(kernel, &resident[s], s).ok()) resident[s] = 0;  // no cluster of s fits: not a candidate
+  *slices = sched::choose_cluster_split(a.split_k, tiles, k_tiles, resident);
+  *clusters = resident[*slices];
+  if (*clusters < 1)
+    return Status::Error(StatusCode::not_supported,
+                         "no cluster of " + std::to_string(*slices) + " CTAs fits on this device");
+  return Status::Ok();
+}
+
 // The workspace a launch of this configuration needs (KernelInfo::workspace).
 // The occupancy behind the split count is the same for every dtype and
 // layout, so one instantiation answers for all.
@@ -481,7 +605,7 @@ Status launch_ws(const GemmArgs& orig) {
   // Everything up to the reduction sees the problem the kernel computes:
   // with swap-AB, D^T = B^T A^T (M and N, A and B exchanged).
   const GemmArgs a = Cfg::SWAP_AB ? swap_ab(orig) : orig;
-  if constexpr (Cfg::SWAP_AB) TCGEMM_TRY(transposed_reduce_fits(orig.M, orig.batch));
+  if constexpr (Cfg::SWAP_AB && !Cfg::CLUSTER_SPLIT) TCGEMM_TRY(transposed_reduce_fits(orig.M, orig.batch));
   CUtensorMap map_a, map_b, map_c = {};
   // A's box: the rows one CTA loads (BM, or its share with A multicast).
   TCGEMM_TRY((encode_operands<Cfg::BM / Cfg::CLUSTER_N, Cfg::BN, Cfg::CLUSTER>(a, &map_a, &map_b)));
@@ -497,12 +621,15 @@ Status launch_ws(const GemmArgs& orig) {
   if constexpr (Cfg::PERSISTENT) TCGEMM_TRY((max_workers<Cfg>(kernel, &most)));
   const SplitK split = splitk_for<Cfg>(a, most);
   p.splits = split.splits, p.dp_rows = split.dp_rows, p.partial_row0 = split.partial_row0;
+  // Cluster split: clusters of `splits` CTAs, each cluster a unit (tile).
+  if constexpr (Cfg::CLUSTER_SPLIT) TCGEMM_TRY((cluster_split<Cfg>(kernel, a, &p.splits, &most)));
+  const int ctas = Cfg::CLUSTER_SPLIT ? p.splits : Cfg::CTAS;
   const sched::PersistentSchedule sch{p.tiles_m, p.tiles_n, p.grouped ? Cfg::GROUP : 1, Cfg::CLUSTER, p.batches,
-                                      p.splits,  p.dp_rows,                        Cfg::CLUSTER_N};
+                                      Cfg::CLUSTER_SPLIT ? 1 : p.splits, p.dp_rows, Cfg::CLUSTER_N};
   const int64_t workers = Cfg::PERSISTENT ? sch.grid(most) : sch.units();  // not persistent: one per unit
-  if (workers * Cfg::CTAS > 0x7fffffff)
+  if (workers * ctas > 0x7fffffff)
     return Status::Error(StatusCode::not_supported, "too many output tiles for one grid");
-  const unsigned grid = static_cast<unsigned>(workers * Cfg::CTAS);
+  const unsigned grid = static_cast<unsigned>(workers * ctas);
   // Split-K's fp32 partials: the caller's workspace when given (the memory
   // of its allocator: torch's, cupy's), else stream-ordered scratch from
   // tcgemm's pool (core/workspace.h), freed on the same stream once the
@@ -529,20 +656,20 @@ Status launch_ws(const GemmArgs& orig) {
     }
     return s;
   };
-  if constexpr (Cfg::CTAS == 1) {
+  if constexpr (Cfg::CTAS == 1 && !Cfg::CLUSTER_SPLIT) {
     kernel<<<grid, Cfg::THREADS, Cfg::SMEM, a.stream>>>(map_a, map_b, map_c, p);
   } else {
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = Cfg::CTAS, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
+    attr[0].val.clusterDim.x = ctas, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
     cfg.gridDim = dim3(grid), cfg.blockDim = dim3(Cfg::THREADS), cfg.dynamicSmemBytes = Cfg::SMEM;
     cfg.stream = a.stream, cfg.attrs = attr, cfg.numAttrs = 1;
     const Status s = cuda_status(cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_c, p), "cudaLaunchKernelEx");
     if (!s.ok()) return release_workspace(s);
   }
   Status s = check_launch("ws_kernel");
-  if (s.ok() && (p.splits > 1 || Cfg::SWAP_AB)) {
+  if (s.ok() && !Cfg::CLUSTER_SPLIT && (p.splits > 1 || Cfg::SWAP_AB)) {
     const ReduceParams r{p.partials,       p.ld_partials,   p.splits,   p.batches,
                          static_cast<int>(orig.M), static_cast<int>(orig.N), p.partial_row0, p.C,
                          orig.ldc,         p.stride_c,      p.ep,       Cfg::SWAP_AB};
