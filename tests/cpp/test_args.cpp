@@ -114,6 +114,8 @@ int main() {
     CHECK(first_tn(16, 4096, 4096) == "sm90.ws_splitk.swap.dsmem");
     CHECK(first_tn(1, 8192, 8192) == "sm90.ws_splitk.swap.dsmem");
     CHECK(first_tn(64, 16896, 4096) == "sm90.ws_splitk.swap.dsmem");  // 132 swapped tiles
+    CHECK(first_tn(64, 8192, 8192) == "sm90.ws_splitk.swap.dsmem");   // 64 tiles: at most 2 slices
+    CHECK(first_tn(48, 1000, 4104) == "sm90.ws_splitk.swap");         // 8 tiles of 64 columns: many slices
     CHECK(first_tn(64, 16897, 4096) == "sm90.ws_splitk");       // 133
     CHECK(first_tn(16, 28672, 4096) == "sm90.ws_splitk");
     CHECK(first_tn(128, 8192, 8192) == "sm90.ws_pingpong");

@@ -246,6 +246,8 @@ int main() {
     CHECK(choose_cluster_split(0, 32, 64, h200) == 3);    // 16x4096x4096: 4 would take two rounds of 30
     CHECK(choose_cluster_split(0, 112, 64, h200) == 1);   // 16x14336x4096: the tiles fill the GPU already
     CHECK(choose_cluster_split(0, 64, 128, h200) == 2);   // 64x8192x8192
+    CHECK(choose_cluster_split(0, 80, 128, h200) == 1);   // 64x10240x8192: 2 or 3 slices would take two rounds
+    CHECK(choose_cluster_split(0, 48, 64, h200) == 2);    // 64x6144x4096: 3 would take two rounds of 42
     CHECK(choose_cluster_split(0, 8, 128, h200) == 8);    // 8 tiles, a long K: every slice
     CHECK(choose_cluster_split(0, 32, 7, h200) == 1);     // K = 448: slices of at least 4 K tiles
     CHECK(choose_cluster_split(16, 32, 64, h200) == 8);   // a request: at most the portable cluster size,

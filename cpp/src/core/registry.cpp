@@ -218,14 +218,20 @@ std::vector<const char*> auto_preference(int cc, const GemmArgs& args, int sms) 
     // 14336 0.80x -> 0.88x, GPU time; at 224 swapped tiles (16 x 28672 x
     // 4096) 0.91x -> 0.84x, hence one wave only (tenth session, run 3).
     const bool swap = args.layout == Layout::TN && ceil_div(args.N, 128) * args.batch <= sms;
-    // The swap's K slices meet in a cluster's shared memory where that runs
-    // (ws_splitk.swap.dsmem): one kernel, no partials (twelfth session:
-    // 16 x 14336 x 4096 0.86-0.88x -> 0.94-0.97x, 64 x 8192 x 8192 0.86-0.88x
-    // -> 0.93-0.96x).
+    // The swap's K slices meet in a cluster's shared memory
+    // (ws_splitk.swap.dsmem): one kernel, no partials (twelfth session, GPU
+    // time: 16 x 4096 x 4096 0.78-0.83x -> 0.87-0.90x, 16 x 14336 x 4096
+    // 0.87-0.89x -> 0.96x, 64 x 8192 x 8192 0.86-0.87x -> 0.92-0.94x). Not yet
+    // where x's rows exceed 32 and the tiles are few enough for 3 or more
+    // slices: rank 0 then reads 32 KB per peer, and 48 x 1000 x 4104 (4
+    // slices) ran 0.69x against the partials' 0.80x.
+    const bool dsmem = args.M <= 32 || ceil_div(args.N, 128) * args.batch * 3 > sms;
     const std::vector<const char*> decode =
-        swap ? std::vector<const char*>{"sm90.ws_splitk.swap.dsmem", "sm90.ws_splitk.swap", "sm90.ws_splitk",
-                                        "sm90.ws_persistent"}
-             : std::vector<const char*>{"sm90.ws_splitk", "sm90.ws_persistent"};
+        !swap   ? std::vector<const char*>{"sm90.ws_splitk", "sm90.ws_persistent"}
+        : dsmem ? std::vector<const char*>{"sm90.ws_splitk.swap.dsmem", "sm90.ws_splitk.swap", "sm90.ws_splitk",
+                                           "sm90.ws_persistent"}
+                : std::vector<const char*>{"sm90.ws_splitk.swap", "sm90.ws_splitk.swap.dsmem", "sm90.ws_splitk",
+                                           "sm90.ws_persistent"};
     const int64_t narrow_tiles = ceil_div(args.N, 256) * args.batch;
     if (args.M <= 64 && args.split_k != 1 &&
         (sched::choose_splits(args.split_k, narrow_tiles, k_tiles, sms) > 1 || narrow_tiles * 2 >= sms))
