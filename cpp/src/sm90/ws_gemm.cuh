@@ -39,6 +39,12 @@
 //                       that a shape whose 256-wide tiles quantize badly
 //                       (a short last wave, N just past a multiple of 256)
 //                       has a grid that does not. Chosen by auto's model.
+//   sm90.ws_splitk.swap.dsmem
+//                       ws_splitk.swap (ws_swap.cu: decode as D^T = W X^T,
+//                       every tile an fp32 partial) with a tile's K slices
+//                       in one cluster instead: rank 0 sums its peers'
+//                       accumulators out of their shared memory and stores
+//                       the tile (cluster_split_store) -- one kernel.
 //   sm90.ws_pingpong    ws_persistent with the two consumer warpgroups on
 //                       alternate tiles instead of halves of one tile: each
 //                       owns a whole 128x128 tile (two m64n128k16 per k16
@@ -330,8 +336,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
   const int64_t units = sch.units();
   const int k_tiles = (p.K + BK - 1) / BK;
   auto k_range = [&](const sched::WorkUnit& w, int* begin, int* end) {
-    if constexpr (Cfg::CLUSTER_SPLIT) sched::k_slice(k_tiles, static_cast<int>(krank), static_cast<int>(slices), begin, end);
-    else sch.k_range(k_tiles, w.split, begin, end);
+    if constexpr (Cfg::CLUSTER_SPLIT)
+      sched::k_slice(k_tiles, static_cast<int>(krank), static_cast<int>(slices), begin, end);
+    else
+      sch.k_range(k_tiles, w.split, begin, end);
   };
 
   if (threadIdx.x == 0) {
