@@ -217,7 +217,8 @@ std::vector<const char*> auto_preference(int cc, const GemmArgs& args, int sms) 
     // mostly padding: 16 x 4096 x 4096 0.70x -> 0.82x cuBLAS, 16 x 4096 x
     // 14336 0.80x -> 0.88x, GPU time; at 224 swapped tiles (16 x 28672 x
     // 4096) 0.91x -> 0.84x, hence one wave only (tenth session, run 3).
-    const bool swap = args.layout == Layout::TN && ceil_div(args.N, 128) * args.batch <= sms;
+    const int64_t swap_tiles = ceil_div(args.N, 128) * args.batch;  // the weight's 128-row tiles
+    const bool swap = args.layout == Layout::TN && swap_tiles <= sms;
     // The swap's K slices meet in a cluster's shared memory
     // (ws_splitk.swap.dsmem): one kernel, no partials (twelfth session, GPU
     // time: 16 x 4096 x 4096 0.78-0.83x -> 0.87-0.90x, 16 x 14336 x 4096
@@ -225,7 +226,7 @@ std::vector<const char*> auto_preference(int cc, const GemmArgs& args, int sms) 
     // where x's rows exceed 32 and the tiles are few enough for 3 or more
     // slices: rank 0 then reads 32 KB per peer, and 48 x 1000 x 4104 (4
     // slices) ran 0.69x against the partials' 0.80x.
-    const bool dsmem = args.M <= 32 || ceil_div(args.N, 128) * args.batch * 3 > sms;
+    const bool dsmem = args.M <= 32 || swap_tiles * 3 > sms;
     const std::vector<const char*> decode =
         !swap   ? std::vector<const char*>{"sm90.ws_splitk", "sm90.ws_persistent"}
         : dsmem ? std::vector<const char*>{"sm90.ws_splitk.swap.dsmem", "sm90.ws_splitk.swap", "sm90.ws_splitk",

@@ -25,9 +25,6 @@ TCGEMM_DEVICE void st_shared_f32(uint32_t addr, float v) {
 TCGEMM_DEVICE void ld_shared_v2_f32(uint32_t addr, float* x, float* y) {
   asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(*x), "=f"(*y) : "r"(addr) : "memory");
 }
-TCGEMM_DEVICE void st_shared_v2_f32(uint32_t addr, float x, float y) {
-  asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(addr), "f"(x), "f"(y) : "memory");
-}
 TCGEMM_DEVICE void st_shared_v4_f32(uint32_t addr, float4 v) {
   asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w)
                : "memory");

@@ -174,8 +174,9 @@ TCGEMM_SCHED_FN int64_t schedule_cost(const PersistentSchedule& s, int k_tiles, 
 // clusters) rounds of one slice each, a slice its K tiles plus
 // kClusterSliceCost for the pipeline fill and the exchange. The fewest
 // slices among the cheapest, each at least kMinClusterSliceKTiles deep; a
-// request > 0 as asked, capped at 8 and at the K tiles. 16 x 4096 x 4096 (32 tiles of 64 K tiles): 4 slices take two
-// rounds of 30 clusters; 3 slices one round.
+// request > 0 as asked, capped at 8 and at the K tiles. 16 x 4096 x 4096
+// (32 tiles of 64 K tiles): 4 slices take two rounds of 30 clusters, 3
+// slices one round.
 constexpr int kClusterSliceCost = 2;
 constexpr int kMaxClusterSlices = 8;  // the portable cluster size (CUDA programming guide: thread block clusters)
 TCGEMM_SCHED_FN int64_t cluster_split_cost(int64_t tiles, int k_tiles, int slices, int64_t clusters) {

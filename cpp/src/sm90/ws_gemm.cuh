@@ -597,7 +597,7 @@ Status cluster_split(Kernel kernel, const GemmArgs& a, int* slices, int64_t* clu
 template <class Cfg>
 Status ws_workspace_bytes(const GemmArgs& a, size_t* bytes) {
   *bytes = 0;
-  if constexpr (Cfg::SPLIT_K) {
+  if constexpr (Cfg::SPLIT_K && !Cfg::CLUSTER_SPLIT) {  // the cluster split keeps its slices in shared memory
     const auto kernel = ws_kernel<Cfg, DType::f16, Layout::TN>;
     TCGEMM_TRY(set_smem(kernel, Cfg::SMEM));
     int64_t most = 0;

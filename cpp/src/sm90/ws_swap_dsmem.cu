@@ -1,9 +1,4 @@
-// Registry entry sm90.ws_splitk.swap.dsmem -- see ws_gemm.cuh.
-#include "sm90/launch.h"
-#include "sm90/ws_gemm.cuh"
-
-namespace tcgemm::sm90 {
-
+// Registry entry sm90.ws_splitk.swap.dsmem -- see ws_gemm.cuh and swap.cuh.
 // ws_splitk.swap with the K slices of a tile in one cluster
 // (WsConfig::CLUSTER_SPLIT): the slices meet in distributed shared memory
 // instead of global fp32 partials, and rank 0 of the cluster sums them and
@@ -12,24 +7,11 @@ namespace tcgemm::sm90 {
 // third of a 16 x 4096 x 4096 call's ~19 us) are gone. At most 8 slices
 // (the portable cluster size); the stages as ws_splitk.swap's, beside a
 // 128 x BN fp32 buffer for the exchange.
-template <int BN, int STAGES>
-using SwapCluster = WsConfig<BN, STAGES, true, 1, 8, false, 2, true, false, 1, true, true>;
-using SwapCluster16 = SwapCluster<16, 10>;
-using SwapCluster32 = SwapCluster<32, 10>;
-using SwapCluster64 = SwapCluster<64, 8>;
+#include "sm90/swap.cuh"
 
-// NN: as ws_splitk.swap, ws_splitk's kernel.
-Status launch_ws_splitk_swap_dsmem(const GemmArgs& a) {
-  if (a.layout == Layout::NN) return launch_ws_splitk(a);
-  if (a.M <= 16) return launch_ws_variant<SwapCluster16>(a);
-  if (a.M <= 32) return launch_ws_variant<SwapCluster32>(a);
-  return launch_ws_variant<SwapCluster64>(a);
-}
+namespace tcgemm::sm90 {
 
-Status workspace_ws_splitk_swap_dsmem(const GemmArgs& a, size_t* bytes) {
-  if (a.layout == Layout::NN) return workspace_ws_splitk(a, bytes);
-  *bytes = 0;
-  return Status::Ok();
-}
+Status launch_ws_splitk_swap_dsmem(const GemmArgs& a) { return launch_swap<true>(a); }
+Status workspace_ws_splitk_swap_dsmem(const GemmArgs& a, size_t* bytes) { return workspace_swap<true>(a, bytes); }
 
 }  // namespace tcgemm::sm90
