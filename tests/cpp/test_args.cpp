@@ -115,11 +115,20 @@ int main() {
     CHECK(first_tn(1, 8192, 8192) == "sm90.ws_splitk.swap.dsmem");
     CHECK(first_tn(64, 16896, 4096) == "sm90.ws_splitk.swap.dsmem");  // 132 swapped tiles
     CHECK(first_tn(64, 8192, 8192) == "sm90.ws_splitk.swap.dsmem");   // 64 tiles: at most 2 slices
-    CHECK(first_tn(48, 1000, 4104) == "sm90.ws_splitk.swap");         // 8 tiles of 64 columns: many slices
+    CHECK(first_tn(48, 1000, 4104) == "sm90.ws_splitk.swap.dsmem");   // 16 tiles of 64 rows (thirteenth session)
     CHECK(first_tn(64, 16897, 4096) == "sm90.ws_splitk");       // 133
     CHECK(first_tn(16, 28672, 4096) == "sm90.ws_splitk");
-    CHECK(first_tn(128, 8192, 8192) == "sm90.ws_pingpong");
-    CHECK(first(128, 8192, 8192) == "sm90.ws_pingpong");   // 64 square tiles in one wave
+    // 65-128 rows against a wide weight: the cluster split (the swap's n128
+    // tiles for TN while 64-row tiles of the weight fit in one wave; NN
+    // 128x128 tiles while two slices of each fit in one round).
+    CHECK(first_tn(128, 8192, 8192) == "sm90.ws_splitk.swap.dsmem");  // 128 tiles of 64 rows
+    CHECK(first_tn(65, 4096, 4096) == "sm90.ws_splitk.swap.dsmem");
+    CHECK(first_tn(128, 8512, 8192) == "sm90.ws_pingpong");           // 133 tiles of 64 rows
+    CHECK(first_tn(128, 3000, 5000) != "sm90.ws_splitk.swap.dsmem");  // a narrow weight
+    CHECK(first_tn(129, 4096, 4096) != "sm90.ws_splitk.swap.dsmem");
+    CHECK(first(128, 8192, 8192) == "sm90.ws_splitk.dsmem");  // NN: 64 square tiles, 2 slices each in one round
+    CHECK(first(128, 8576, 8192) == "sm90.ws_pingpong");      // 67 square tiles
+    CHECK(first(128, 8192, 1024) == "sm90.ws_pingpong");      // 16 K tiles: too short to split
     CHECK(first(1000, 1000, 1000) == "sm90.ws_pingpong");
     CHECK(first(64, 8192, 512) == "sm90.ws_pingpong");     // too short to split
     CHECK(first(256, 4096, 4096) == "sm90.ws_pingpong");   // 64 square tiles, 64 k-tiles

@@ -257,6 +257,13 @@ int main() {
     CHECK(choose_cluster_split(0, 8, 128, no_fours) == 3);  // sizes that do not fit are not candidates
     CHECK(cluster_split_cost(32, 64, 4, 30) == 2 * (16 + kClusterSliceCost));
     CHECK(cluster_split_cost(32, 64, 4, 0) < 0);
+    // The swap's tile height: 64 rows while they fit in one wave.
+    CHECK(cluster_split_tile_rows(4096, 1, 132) == 64);    // 64 tiles, 2 slices each: 128 CTAs
+    CHECK(cluster_split_tile_rows(8448, 1, 132) == 64);    // 132
+    CHECK(cluster_split_tile_rows(8449, 1, 132) == 128);   // 133
+    CHECK(cluster_split_tile_rows(10240, 1, 132) == 128);
+    CHECK(cluster_split_tile_rows(4096, 3, 132) == 128);   // batches count: 192 tiles
+    CHECK(cluster_split_tile_rows(1, 1, 132) == 64);
   }
   // The split-K policy (sm90.ws_splitk on 132 SMs).
   CHECK(choose_splits(0, 32, 128, 132) == 4);   // M <= 128 vs N = K = 8192 with 256-wide tiles: 128 units

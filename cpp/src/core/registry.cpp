@@ -222,21 +222,34 @@ std::vector<const char*> auto_preference(int cc, const GemmArgs& args, int sms) 
     // The swap's K slices meet in a cluster's shared memory
     // (ws_splitk.swap.dsmem): one kernel, no partials (twelfth session, GPU
     // time: 16 x 4096 x 4096 0.78-0.83x -> 0.87-0.90x, 16 x 14336 x 4096
-    // 0.87-0.89x -> 0.96x, 64 x 8192 x 8192 0.86-0.87x -> 0.92-0.94x). Not yet
-    // where x's rows exceed 32 and the tiles are few enough for 3 or more
-    // slices: rank 0 then reads 32 KB per peer, and 48 x 1000 x 4104 (4
-    // slices) ran 0.69x against the partials' 0.80x.
-    const bool dsmem = args.M <= 32 || swap_tiles * 3 > sms;
+    // 0.87-0.89x -> 0.96x, 64 x 8192 x 8192 0.86-0.87x -> 0.92-0.94x). With
+    // 64-row tiles of the weight where those fit in one wave (thirteenth
+    // session, run 2) it is ahead of the partials' swap on every measured
+    // row: 64 x 4096 x 4096 0.70x -> 0.82x, 48 x 1000 x 4104 0.84x / 0.82x.
     const std::vector<const char*> decode =
-        !swap   ? std::vector<const char*>{"sm90.ws_splitk", "sm90.ws_persistent"}
-        : dsmem ? std::vector<const char*>{"sm90.ws_splitk.swap.dsmem", "sm90.ws_splitk.swap", "sm90.ws_splitk",
-                                           "sm90.ws_persistent"}
-                : std::vector<const char*>{"sm90.ws_splitk.swap", "sm90.ws_splitk.swap.dsmem", "sm90.ws_splitk",
-                                           "sm90.ws_persistent"};
+        swap ? std::vector<const char*>{"sm90.ws_splitk.swap.dsmem", "sm90.ws_splitk.swap", "sm90.ws_splitk",
+                                        "sm90.ws_persistent"}
+             : std::vector<const char*>{"sm90.ws_splitk", "sm90.ws_persistent"};
     const int64_t narrow_tiles = ceil_div(args.N, 256) * args.batch;
     if (args.M <= 64 && args.split_k != 1 &&
         (sched::choose_splits(args.split_k, narrow_tiles, k_tiles, sms) > 1 || narrow_tiles * 2 >= sms))
       return then(decode);
+    // 65-128 rows against a weight at least 4096 wide whose 64-row tiles fit
+    // in one wave: the cluster split, x's rows as wgmma's N (TN: the swap,
+    // n128) or the weight's columns in 128x128 tiles (NN, ws_splitk.dsmem,
+    // where two slices of each fit in one round). Thirteenth session, runs 1
+    // and 2, bf16, against ping-pong and the split tail: TN 128 x 4096 x 4096
+    // 0.70x -> 0.85x, 128 x 4096 x 14336 0.81x -> 0.95x, 128 x 8192 x 8192
+    // 0.83x -> 0.86x; NN 0.68x -> 0.70x, 0.81x -> 0.86x, 0.81x -> 0.85x. Not
+    // where the 64-row tiles take two waves (128 x 14336 x 4096: ping-pong
+    // 0.95x, the swap 0.88x), nor on narrow weights (100 x 3000 x 5000: 0.61x
+    // against ws_mcast.n192's 0.64x), nor K under two slices of 16 K tiles.
+    if (args.M > 64 && args.M <= 128 && args.split_k != 1 && args.N >= 4096 && k_tiles >= 2 * sched::kMinSliceKTiles) {
+      if (args.layout == Layout::TN && sched::cluster_split_tile_rows(args.N, args.batch, sms) == 64)
+        return then({"sm90.ws_splitk.swap.dsmem", "sm90.ws_pingpong"});
+      if (args.layout == Layout::NN && ceil_div(args.N, 128) * args.batch * 2 <= sms)
+        return then({"sm90.ws_splitk.dsmem", "sm90.ws_pingpong"});
+    }
     // Otherwise, while even the 128x128 tiles fit in one wave, the ping-pong
     // kernel's tiles put twice the CTAs to work: M = 128 against 8192^2
     // weights 0.97-0.98x cuBLAS (split-K 0.82x, 128x256 tiles 0.58x), 1000^3

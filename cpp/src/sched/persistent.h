@@ -206,6 +206,15 @@ TCGEMM_SCHED_FN int choose_cluster_split(int requested, int64_t tiles, int k_til
   return best;
 }
 
+// The swap's cluster split (swap.cuh): the weight's tile height, 64 rows
+// while its `weight_rows` (all batches) make no more 64-row tiles than there
+// are SMs -- twice the tiles put twice the CTAs to streaming the weight --
+// else 128 (bench/NOTES.md, thirteenth session: 64-row tiles past one wave
+// lost 0.97x -> 0.79x at 16 x 10240 x 8192).
+TCGEMM_SCHED_FN int cluster_split_tile_rows(int64_t weight_rows, int64_t batches, int sms) {
+  return (weight_rows + 63) / 64 * batches <= sms ? 64 : 128;
+}
+
 // How to split a persistent GEMM: {splits, dp_rows} for PersistentSchedule.
 // A request (> 0) splits every tile as asked. Otherwise the decode policy
 // above (choose_splits: every tile split when the tiles leave more than half

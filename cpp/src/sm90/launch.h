@@ -22,6 +22,8 @@ Status launch_ws_splitk_swap(const GemmArgs& a);  // ws_swap.cu
 Status workspace_ws_splitk_swap(const GemmArgs& a, size_t* bytes);
 Status launch_ws_splitk_swap_dsmem(const GemmArgs& a);  // ws_swap_dsmem.cu
 Status workspace_ws_splitk_swap_dsmem(const GemmArgs& a, size_t* bytes);  // NN's only (ws_splitk)
+Status launch_ws_splitk_dsmem(const GemmArgs& a);  // ws_splitk_dsmem.cu
+Status workspace_ws_splitk_dsmem(const GemmArgs& a, size_t* bytes);  // none: the slices meet in shared memory
 Status launch_ws_pingpong(const GemmArgs& a);     // ws_pingpong.cu
 Status launch_ws_splitk_n192(const GemmArgs& a);  // ws_n192.cu
 Status workspace_ws_splitk_n192(const GemmArgs& a, size_t* bytes);

@@ -55,9 +55,16 @@ std::vector<KernelInfo> sm90_kernels() {
       {"sm90.ws_splitk.swap.dsmem", "sm90",
        "ws_splitk.swap with a tile's K slices (at most 8) in one cluster: rank 0 sums the others' accumulators "
        "out of their shared memory (distributed shared memory, in rank order: deterministic) and writes D -- "
-       "one kernel, no workspace. NN runs ws_splitk's kernel",
+       "one kernel, no workspace; 64-row tiles of the weight while those fit in one wave, x up to 128 rows "
+       "wide (n128). NN runs ws_splitk's kernel",
        90, dtypes, layouts, accums, 128, 16, 64, 10, TCGEMM_FN(launch_ws_splitk_swap_dsmem), sass, features | kSplitK,
        TCGEMM_FN(workspace_ws_splitk_swap_dsmem)},
+      {"sm90.ws_splitk.dsmem", "sm90",
+       "ws_splitk with a tile's K slices (at most 8) in one cluster, as ws_splitk.swap.dsmem without the swap: "
+       "128x128 tiles (64x256 for M <= 64); rank 0 sums its peers' accumulators out of their shared memory in "
+       "rank order and stores the tile -- one kernel, no workspace, both layouts",
+       90, dtypes, layouts, accums, 128, 128, 64, 5, TCGEMM_FN(launch_ws_splitk_dsmem), sass, features | kSplitK,
+       TCGEMM_FN(workspace_ws_splitk_dsmem)},
       {"sm90.ws_pingpong", "sm90",
        "ws_persistent with the consumer warpgroups on alternate 128x128 tiles (ping-pong): one's epilogue "
        "overlaps the other's wgmma mainloop",

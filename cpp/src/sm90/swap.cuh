@@ -5,7 +5,8 @@
 //
 // ws_splitk for decode (M <= 64, x @ w.T): the kernel computes D^T = W X^T,
 // so the weight's rows fill wgmma's 64-row M and the few rows of x its N
-// (n16 / n32 / n64: the narrowest that holds M), where ws_splitk's 64 x 256
+// (n16 / n32 / n64: the narrowest that holds M; the cluster split also n128
+// for 65-128 rows), where ws_splitk's 64 x 256
 // tile spends 48 of every 64 MMA rows on zeros at M = 16 and leaves N / 256
 // tiles to spread over the SMs. A stage is 16 KB of weight and 2-8 KB of x,
 // so 8-10 stages keep 150-200 KB of loads in flight per SM: decode is a
@@ -16,29 +17,64 @@
 
 namespace tcgemm::sm90 {
 
-template <int BN, int STAGES, bool kClusterSplit>
-using SwapAB = WsConfig<BN, STAGES, true, 1, 8, false, 2, true, false, 1, true, kClusterSplit>;
+template <int BN, int STAGES, bool kClusterSplit, int kConsumers = 2>
+using SwapAB = WsConfig<BN, STAGES, true, 1, 8, false, kConsumers, true, false, 1, true, kClusterSplit>;
 
 // NN (x @ w with w stored K x N): the swapped A would be MN-major, which this
 // kernel does not load; that layout runs ws_splitk's kernel. F(Cfg) is
 // launch_ws_variant or ws_workspace_bytes of the width that holds x's rows.
-template <bool kClusterSplit, class F>
+// kConsumers: 2 (128-row tiles of the weight), 1 (64-row tiles, twice the
+// stages: the same bytes in flight), or 0: choose per call (swap_consumers).
+// Only the cluster split takes x wider than 64 rows (n128 tiles); the
+// partials' transposed reduction is built for up to 64.
+template <bool kClusterSplit, int kConsumers, class F>
 Status swap_by_width(const GemmArgs& a, F&& f) {
-  if (a.M <= 16) return f(SwapAB<16, 10, kClusterSplit>{});
-  if (a.M <= 32) return f(SwapAB<32, 10, kClusterSplit>{});
-  return f(SwapAB<64, 8, kClusterSplit>{});
+  constexpr int kMore = kConsumers == 1 ? 16 : 10;
+  if (a.M <= 16) return f(SwapAB<16, kMore, kClusterSplit, kConsumers>{});
+  if (a.M <= 32) return f(SwapAB<32, kMore, kClusterSplit, kConsumers>{});
+  if (!kClusterSplit || a.M <= 64) return f(SwapAB<64, kConsumers == 1 ? 12 : 8, kClusterSplit, kConsumers>{});
+  return f(SwapAB<128, kConsumers == 1 ? 7 : 4, kClusterSplit, kConsumers>{});
 }
 
-template <bool kClusterSplit>
+// The weight's tile height for the cluster split (sched::cluster_split_tile_rows):
+// 64 rows (one consumer) while those tiles fit in one wave unsplit, else 128.
+// Decode streams the weight: 16 x 4096 x 4096 is 64 tiles in clusters of 2
+// on 128 SMs, where 128-row tiles made 32 clusters of 3 on 96 (thirteenth
+// session, runs 1-2, bf16, paired with cuBLAS: 0.88x -> 0.97-0.98x; 64 x 4096
+// x 4096 0.70x -> 0.82-0.84x, 16 x 4096 x 14336 0.86x -> 0.96x). Past one wave
+// the 64-row tiles lose (16 x 10240 x 8192, 160 of them: 0.79-0.80x against
+// 0.97-0.98x).
+inline Status swap_consumers(const GemmArgs& a, int* consumers) {
+  int dev = 0, sms = 0;
+  TCGEMM_CUDA_TRY(cudaGetDevice(&dev));
+  TCGEMM_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  *consumers = sched::cluster_split_tile_rows(a.N, a.batch, sms) / 64;
+  return Status::Ok();
+}
+
+template <bool kClusterSplit, int kConsumers, class F>
+Status swap_dispatch(const GemmArgs& a, F&& f) {
+  if constexpr (kConsumers == 0) {
+    int consumers = 2;
+    TCGEMM_TRY(swap_consumers(a, &consumers));
+    if (consumers == 1) return swap_by_width<kClusterSplit, 1>(a, f);
+    return swap_by_width<kClusterSplit, 2>(a, f);
+  } else {
+    return swap_by_width<kClusterSplit, kConsumers>(a, f);
+  }
+}
+
+template <bool kClusterSplit, int kConsumers = 2>
 Status launch_swap(const GemmArgs& a) {
   if (a.layout == Layout::NN) return launch_ws_splitk(a);
-  return swap_by_width<kClusterSplit>(a, [&](auto cfg) { return launch_ws_variant<decltype(cfg)>(a); });
+  return swap_dispatch<kClusterSplit, kConsumers>(a, [&](auto cfg) { return launch_ws_variant<decltype(cfg)>(a); });
 }
 
-template <bool kClusterSplit>
+template <bool kClusterSplit, int kConsumers = 2>
 Status workspace_swap(const GemmArgs& a, size_t* bytes) {
   if (a.layout == Layout::NN) return workspace_ws_splitk(a, bytes);
-  return swap_by_width<kClusterSplit>(a, [&](auto cfg) { return ws_workspace_bytes<decltype(cfg)>(a, bytes); });
+  return swap_dispatch<kClusterSplit, kConsumers>(
+      a, [&](auto cfg) { return ws_workspace_bytes<decltype(cfg)>(a, bytes); });
 }
 
 }  // namespace tcgemm::sm90

@@ -45,6 +45,10 @@
 //                       in one cluster instead: rank 0 sums its peers'
 //                       accumulators out of their shared memory and stores
 //                       the tile (cluster_split_store) -- one kernel.
+//   sm90.ws_splitk.dsmem
+//                       the same cluster split without the swap: 128x128
+//                       tiles (64x256 for M <= 64), any layout; rank 0
+//                       stores the summed tile as any tile is stored.
 //   sm90.ws_pingpong    ws_persistent with the two consumer warpgroups on
 //                       alternate tiles instead of halves of one tile: each
 //                       owns a whole 128x128 tile (two m64n128k16 per k16
@@ -115,10 +119,11 @@ struct WsConfig {
   static constexpr int C_BOX_BYTES = 64 * 64 * 2;  // one 64x64 box of C
   static constexpr int C_BYTES = TMA_STORE ? CONSUMERS * 2 * C_BOX_BYTES : 0;  // 2 boxes per consumer
   static constexpr int BIAS_BYTES = TMA_STORE ? CONSUMERS * 64 * 4 : 0;  // a quarter's fp32 bias per consumer
-  // Cluster split: a peer's accumulators for rank 0 to read, or (rank 0) the
-  // summed tile transposed back to D's rows, BM + 4 floats apart (the pad
-  // spreads a warp's column writes over all 32 banks); then its two barriers.
-  static constexpr int RED_BYTES = CLUSTER_SPLIT ? BN * (BM + 4) * 4 : 0;
+  // Cluster split: a peer's accumulators for rank 0 to read; with swap-AB
+  // also (rank 0) the summed tile transposed back to D's rows, BM + 4 floats
+  // apart (the pad spreads a warp's column writes over all 32 banks); then
+  // its two barriers.
+  static constexpr int RED_BYTES = !CLUSTER_SPLIT ? 0 : SWAP_AB ? BN * (BM + 4) * 4 : BM * BN * 4;
   static constexpr int RED_BARRIER_BYTES = CLUSTER_SPLIT ? 16 : 0;
   static constexpr int THREADS = (1 + CONSUMERS) * kWarpgroup;
   static constexpr int A_BYTES = BM * kRowBytes, B_BYTES = BN * kRowBytes;
@@ -140,7 +145,8 @@ struct WsConfig {
   static constexpr uint16_t a_mask(int rm) { return static_cast<uint16_t>(CLUSTER_N == 1 ? 1u << rm : (1u | 1u << CLUSTER) << rm); }
   static_assert(!SWAP_AB || (SPLIT_K && !TMA_STORE && CTAS == 1 && !PINGPONG),
                 "swap-AB: a split-K kernel without clusters whose every tile leaves as an fp32 partial");
-  static_assert(!CLUSTER_SPLIT || (SWAP_AB && CONSUMERS == 2), "the cluster split is a swap-AB configuration's");
+  static_assert(!CLUSTER_SPLIT || (SPLIT_K && CTAS == 1 && !PINGPONG && !TMA_STORE),
+                "the cluster split: a split-K kernel whose clusters are its K slices, stored from registers");
   static_assert(!PINGPONG || (CONSUMERS == 2 && PERSISTENT && CTAS == 1 && TMA_STORE && !SPLIT_K),
                 "ping-pong: two consumers of a persistent, cluster-less, TMA-store kernel");
 };
@@ -238,27 +244,29 @@ __device__ __forceinline__ void store_accumulators_tma(const Params& p, const CU
 }
 
 // The end of a tile in the cluster split (WsConfig::CLUSTER_SPLIT), run by
-// the 256 consumer threads of every CTA of the cluster; acc is this CTA's
-// K slice of D^T's 128 x BN tile (rows: the weight's rows, D's columns).
+// the consumer threads (BM / 64 warpgroups) of every CTA of the cluster; acc
+// is this CTA's K slice of the BM x BN tile -- of D, or with swap-AB of D^T
+// (rows: the weight's rows, D's columns).
 // A peer (rank r > 0) writes its accumulators into its own buffer in
-// fragment order -- thread ct's float4 q at (q * 256 + ct) * 16, so a warp's
-// 16-byte stores and the reads of them fill whole 512-byte rows -- and
+// fragment order -- thread ct's float4 q at (q * threads + ct) * 16, so a
+// warp's 16-byte stores and the reads of them fill whole 512-byte rows -- and
 // arrives on rank 0's `ready` barrier (release at cluster scope: its stores
 // are visible to whoever acquires the phase). Rank 0 waits, adds rank 1's,
 // rank 2's, ... float4s to its own (the same fragment positions in every
 // CTA), in rank order whatever order they arrived in (bit-identical run to
 // run), then frees the peers' buffers (their `free` barriers) for the next
-// tile. The sum goes out through rank 0's buffer, transposed: D^T[r][c]
+// tile. Without swap-AB the sum goes out as any tile's does
+// (store_accumulators). With it, through rank 0's buffer, transposed: D^T[r][c]
 // written at column c's row of the buffer, then each thread reads an
 // adjacent pair along a row of D and stores it through the epilogue.
-template <DType DT, int BM, int BN>
+template <DType DT, int BM, int BN, bool kSwapAB>
 __device__ __forceinline__ void cluster_split_store(const Params& p, uint32_t red, uint32_t ready, uint32_t free_bar,
                                                     uint32_t slices, uint32_t krank, uint32_t phase,
                                                     const sched::TileCoord& t, int batch, float (&acc)[BN / 2]) {
   using T = typename Element<DT>::T;
-  constexpr uint32_t kThreads = 2 * kWarpgroup, kBar = 5;  // named barrier 5: no other user in these kernels
-  constexpr int kPitch = BM + 4;                           // floats per staged row of D
-  const int ct = threadIdx.x - kWarpgroup;                 // 0 .. 255
+  constexpr uint32_t kThreads = 2 * BM, kBar = 5;  // 128 threads per 64 rows; named barrier 5: no other user
+  constexpr int kPitch = BM + 4;                   // floats per staged row of D
+  const int ct = threadIdx.x - kWarpgroup;         // 0 .. kThreads - 1
   if (krank != 0) {
     ptx::mbarrier_wait_parity_cluster(free_bar, phase ^ 1u);  // rank 0 has read the last tile's (a fresh barrier: at once)
 #pragma unroll
@@ -278,31 +286,35 @@ __device__ __forceinline__ void cluster_split_store(const Params& p, uint32_t re
       }
     for (uint32_t r = 1; r < slices; ++r) ptx::mbarrier_arrive_cluster(ptx::mapa_shared(free_bar, r));
   }
-  // Stage D^T[r][c] at D's row c: rows r of a warp's lanes differ by 1 and
-  // columns c by 2, so with a pitch of 4 mod 32 floats the 32 lanes of a
-  // store hit 32 banks.
-  const int lane = ct % 32, row = (ct / 32) * 16 + lane / 4;
-  ptx::named_barrier_sync(kBar, kThreads);  // every read of the last tile's staging is done
+  if constexpr (!kSwapAB) {
+    store_accumulators<DT, BN>(p, t.m * BM + (ct / kWarpgroup) * 64, t.n * BN, batch, acc);
+  } else {
+    // Stage D^T[r][c] at D's row c: rows r of a warp's lanes differ by 1 and
+    // columns c by 2, so with a pitch of 4 mod 32 floats the 32 lanes of a
+    // store hit 32 banks.
+    const int lane = ct % 32, row = (ct / 32) * 16 + lane / 4;
+    ptx::named_barrier_sync(kBar, kThreads);  // every read of the last tile's staging is done
 #pragma unroll
-  for (int j = 0; j < BN / 8; ++j)
+    for (int j = 0; j < BN / 8; ++j)
 #pragma unroll
-    for (int h = 0; h < 2; ++h)
+      for (int h = 0; h < 2; ++h)
 #pragma unroll
-      for (int e = 0; e < 2; ++e)
-        ptx::st_shared_f32(red + ((8 * j + 2 * (lane % 4) + e) * kPitch + row + 8 * h) * 4, acc[4 * j + 2 * h + e]);
-  ptx::named_barrier_sync(kBar, kThreads);
-  // The swapped problem's M and N are D's N and M.
-  const int m0 = t.n * BN, n0 = t.m * BM;
-  for (int i = ct; i < BN * (BM / 2); i += kThreads) {
-    const int m = i / (BM / 2), n = 2 * (i % (BM / 2));
-    const int gm = m0 + m, gn = n0 + n;
-    if (gm >= p.N || gn >= p.M) continue;
-    float v0, v1;
-    ptx::ld_shared_v2_f32(red + (m * kPitch + n) * 4, &v0, &v1);
-    const uint32_t packed = epilogue_pair<DT>(p.ep, v0, v1, gm, gn, p.N, p.M, batch);
-    T* dst = static_cast<T*>(p.C) + batch * p.stride_c + static_cast<int64_t>(gm) * p.ldc + gn;
-    if (gn + 1 < p.M) *reinterpret_cast<uint32_t*>(dst) = packed;  // ldc and gn even: 4-byte aligned
-    else reinterpret_cast<uint16_t*>(dst)[0] = static_cast<uint16_t>(packed & 0xffffu);
+        for (int e = 0; e < 2; ++e)
+          ptx::st_shared_f32(red + ((8 * j + 2 * (lane % 4) + e) * kPitch + row + 8 * h) * 4, acc[4 * j + 2 * h + e]);
+    ptx::named_barrier_sync(kBar, kThreads);
+    // The swapped problem's M and N are D's N and M.
+    const int m0 = t.n * BN, n0 = t.m * BM;
+    for (int i = ct; i < BN * (BM / 2); i += kThreads) {
+      const int m = i / (BM / 2), n = 2 * (i % (BM / 2));
+      const int gm = m0 + m, gn = n0 + n;
+      if (gm >= p.N || gn >= p.M) continue;
+      float v0, v1;
+      ptx::ld_shared_v2_f32(red + (m * kPitch + n) * 4, &v0, &v1);
+      const uint32_t packed = epilogue_pair<DT>(p.ep, v0, v1, gm, gn, p.N, p.M, batch);
+      T* dst = static_cast<T*>(p.C) + batch * p.stride_c + static_cast<int64_t>(gm) * p.ldc + gn;
+      if (gn + 1 < p.M) *reinterpret_cast<uint32_t*>(dst) = packed;  // ldc and gn even: 4-byte aligned
+      else reinterpret_cast<uint16_t*>(dst)[0] = static_cast<uint16_t>(packed & 0xffffu);
+    }
   }
 }
 
@@ -347,8 +359,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     // that reads the slot, in every CTA whose slot the producer fills.
     pipe.init(1, Cfg::READERS);
     if constexpr (Cfg::CLUSTER_SPLIT) {
-      ptx::mbarrier_init(red_ready, slices > 1 ? (slices - 1) * 2 * kWarpgroup : 1);  // every peer consumer thread
-      ptx::mbarrier_init(red_free, 2 * kWarpgroup);                                 // every rank-0 consumer thread
+      constexpr uint32_t kConsumerThreads = Cfg::CONSUMERS * kWarpgroup;
+      ptx::mbarrier_init(red_ready, slices > 1 ? (slices - 1) * kConsumerThreads : 1);  // every peer consumer thread
+      ptx::mbarrier_init(red_free, kConsumerThreads);                                  // every rank-0 consumer thread
     }
     ptx::fence_mbarrier_init();
   }
@@ -463,20 +476,20 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
       ptx::wgmma_wait_group<0>();
       release(prev);
       if constexpr (Cfg::CLUSTER_SPLIT) {
-        cluster_split_store<DT, BM, BN>(p, red, red_ready, red_free, slices, krank, static_cast<uint32_t>(mine & 1),
-                                        t, w.batch, acc[0]);
-        continue;
-      }
+        cluster_split_store<DT, BM, BN, Cfg::SWAP_AB>(p, red, red_ready, red_free, slices, krank,
+                                                      static_cast<uint32_t>(mine & 1), t, w.batch, acc[0]);
+      } else {
 #pragma unroll
-      for (int mb = 0; mb < MB; ++mb) {
-        const int m0 = t.m * BM + row0 + mb * 64;
-        if (partial) {
-          store_partials<BN>(p, m0, t.n * BN, w.batch, w.split, acc[mb]);
-        } else if constexpr (Cfg::TMA_STORE) {
-          store_accumulators_tma<DT, BN>(p, &map_c, c_stage + cw * 2 * Cfg::C_BOX_BYTES, bias_slots + cw * 64 * 4,
-                                         bias, cw, m0, t.n * BN, w.batch, acc[mb]);
-        } else {
-          store_accumulators<DT, BN>(p, m0, t.n * BN, w.batch, acc[mb]);
+        for (int mb = 0; mb < MB; ++mb) {
+          const int m0 = t.m * BM + row0 + mb * 64;
+          if (partial) {
+            store_partials<BN>(p, m0, t.n * BN, w.batch, w.split, acc[mb]);
+          } else if constexpr (Cfg::TMA_STORE) {
+            store_accumulators_tma<DT, BN>(p, &map_c, c_stage + cw * 2 * Cfg::C_BOX_BYTES, bias_slots + cw * 64 * 4,
+                                           bias, cw, m0, t.n * BN, w.batch, acc[mb]);
+          } else {
+            store_accumulators<DT, BN>(p, m0, t.n * BN, w.batch, acc[mb]);
+          }
         }
       }
     }

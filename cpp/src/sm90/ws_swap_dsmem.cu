@@ -6,12 +6,13 @@
 // partials' round trip through L2 and the reduction launch behind it (a
 // third of a 16 x 4096 x 4096 call's ~19 us) are gone. At most 8 slices
 // (the portable cluster size); the stages as ws_splitk.swap's, beside a
-// 128 x BN fp32 buffer for the exchange.
+// BM x BN fp32 buffer for the exchange. The weight's tile is 64 or 128 rows
+// (swap.cuh: swap_consumers).
 #include "sm90/swap.cuh"
 
 namespace tcgemm::sm90 {
 
-Status launch_ws_splitk_swap_dsmem(const GemmArgs& a) { return launch_swap<true>(a); }
-Status workspace_ws_splitk_swap_dsmem(const GemmArgs& a, size_t* bytes) { return workspace_swap<true>(a, bytes); }
+Status launch_ws_splitk_swap_dsmem(const GemmArgs& a) { return launch_swap<true, 0>(a); }
+Status workspace_ws_splitk_swap_dsmem(const GemmArgs& a, size_t* bytes) { return workspace_swap<true, 0>(a, bytes); }
 
 }  // namespace tcgemm::sm90
