@@ -251,6 +251,27 @@ def test_split_k_batched(kernel, rng):
     assert rel_err(got, _reference(a3, b3)) < 2e-3
 
 
+# The swap's cluster split chooses the weight's tile height per call
+# (sched::cluster_split_tile_rows): 64 rows while N / 64 tiles fit on the SMs
+# (N = 4096), else 128 (N = 8500 on 132 SMs); and x's rows up to 128 wide
+# (n16 / n32 / n64 / n128). Every height and width, K not a multiple of 64,
+# against float64 with the full epilogue, on a poisoned output.
+@pytest.mark.parametrize("kernel", [k for k in SPLIT if "swap.dsmem" in str(k)] or _kernels("none"))
+@pytest.mark.parametrize("M", [1, 16, 33, 100, 128])
+@pytest.mark.parametrize("N", [4096, 8500])
+def test_swap_cluster_split_tile_heights(kernel, M, N, rng):
+    K = 1000
+    a, b = _u(rng, (M, K), f16), _b(rng, K, N, f16, "TN")
+    c = _u(rng, (M, N), f16)
+    bias = rng.uniform(-1, 1, N).astype(np.float32)
+    with tcgemm.DeviceArray.empty((M, N), f16) as out:
+        out._buf.fill_bytes(0xFF)
+        tcgemm.matmul(a, b, c=c, beta=-1.0, bias=bias, activation="gelu", out=out, kernel=kernel)
+        got = out.numpy()
+    assert np.isfinite(got.astype(np.float32)).all(), "some outputs were not written"
+    assert rel_err(got, _reference(a, b, 1.0, -1.0, c, bias, "gelu")) < 2e-3
+
+
 # Shapes whose tiles take a last wave less than half full on 132 SMs and
 # enough K for the split tail to pay (sched::choose_split_plan: the last tile
 # rows split, the rest whole), per tile width. 128x256: 2504x1896 is 160
