@@ -70,8 +70,8 @@ def matmul(a, b, *, c=None, alpha: float = 1.0, beta: float = 0.0, bias=None, ac
         kernels only; larger rounding error growing with K).
     split_k: None (the kernel decides: ``sm90.ws_splitk`` splits K when the
         output has too few tiles to fill the GPU), 1 (never), or a count
-        (``sm90.ws_splitk.swap.dsmem`` takes at most 8: its slices are the
-        CTAs of one cluster); partial sums are reduced in a fixed order, so
+        (``sm90.ws_splitk.swap.dsmem`` and ``sm90.ws_splitk.dsmem`` take at
+        most 8: their slices are the CTAs of one cluster); partial sums are reduced in a fixed order, so
         results are bit-identical run to run.
     grid_swizzle: grouped tile order for L2 reuse (on by default).
     stream: CUDA stream to run on (int handle, or an object with

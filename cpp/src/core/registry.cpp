@@ -238,9 +238,10 @@ std::vector<const char*> auto_preference(int cc, const GemmArgs& args, int sms) 
     // in one wave: the cluster split, x's rows as wgmma's N (TN: the swap,
     // n128) or the weight's columns in 128x128 tiles (NN, ws_splitk.dsmem,
     // where two slices of each fit in one round). Thirteenth session, runs 1
-    // and 2, bf16, against ping-pong and the split tail: TN 128 x 4096 x 4096
-    // 0.70x -> 0.85x, 128 x 4096 x 14336 0.81x -> 0.95x, 128 x 8192 x 8192
-    // 0.83x -> 0.86x; NN 0.68x -> 0.70x, 0.81x -> 0.86x, 0.81x -> 0.85x. Not
+    // and 2, bf16, against the earlier pick (ws_splitk.n192 or ping-pong):
+    // TN 128 x 4096 x 4096 0.70x -> 0.85x (ping-pong 0.63-0.65x), 128 x 4096 x
+    // 14336 0.81x -> 0.95x, 128 x 8192 x 8192 0.83x -> 0.86x; NN 0.68x ->
+    // 0.70x, 0.81x -> 0.86x, 0.81x -> 0.85x. Not
     // where the 64-row tiles take two waves (128 x 14336 x 4096: ping-pong
     // 0.95x, the swap 0.88x), nor on narrow weights (100 x 3000 x 5000: 0.61x
     // against ws_mcast.n192's 0.64x), nor K under two slices of 16 K tiles.

@@ -165,7 +165,7 @@ TCGEMM_SCHED_FN int64_t schedule_cost(const PersistentSchedule& s, int k_tiles, 
   return worst + (s.splits > 1 ? kReduceCost : 0);
 }
 
-// The cluster split (sm90.ws_splitk.swap.dsmem): the K slices of a tile are
+// The cluster split (sm90.ws_splitk.swap.dsmem, sm90.ws_splitk.dsmem): the K slices of a tile are
 // the CTAs of one cluster, so a slice count S takes clusters of S CTAs, and
 // how many of those are resident does not scale with S -- an H200 holds 66
 // clusters of 2 but 30 of 4 (120 CTAs): a cluster lives within one GPC

@@ -57,7 +57,7 @@ std::vector<KernelInfo> sm90_kernels() {
        "out of their shared memory (distributed shared memory, in rank order: deterministic) and writes D -- "
        "one kernel, no workspace; 64-row tiles of the weight while those fit in one wave, x up to 128 rows "
        "wide (n128). NN runs ws_splitk's kernel",
-       90, dtypes, layouts, accums, 128, 16, 64, 10, TCGEMM_FN(launch_ws_splitk_swap_dsmem), sass, features | kSplitK,
+       90, dtypes, layouts, accums, 64, 16, 64, 16, TCGEMM_FN(launch_ws_splitk_swap_dsmem), sass, features | kSplitK,
        TCGEMM_FN(workspace_ws_splitk_swap_dsmem)},
       {"sm90.ws_splitk.dsmem", "sm90",
        "ws_splitk with a tile's K slices (at most 8) in one cluster, as ws_splitk.swap.dsmem without the swap: "

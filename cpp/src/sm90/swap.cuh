@@ -8,9 +8,10 @@
 // (n16 / n32 / n64: the narrowest that holds M; the cluster split also n128
 // for 65-128 rows), where ws_splitk's 64 x 256
 // tile spends 48 of every 64 MMA rows on zeros at M = 16 and leaves N / 256
-// tiles to spread over the SMs. A stage is 16 KB of weight and 2-8 KB of x,
-// so 8-10 stages keep 150-200 KB of loads in flight per SM: decode is a
-// stream of the weight.
+// tiles to spread over the SMs. With 128-row tiles a stage is 16 KB of
+// weight and 2-8 KB of x, so 8-10 stages keep 150-200 KB of loads in flight
+// per SM: decode is a stream of the weight (64-row tiles: 8 KB of weight,
+// 12-16 stages, 120-190 KB).
 #pragma once
 #include "sm90/launch.h"
 #include "sm90/ws_gemm.cuh"
@@ -23,17 +24,20 @@ using SwapAB = WsConfig<BN, STAGES, true, 1, 8, false, kConsumers, true, false, 
 // NN (x @ w with w stored K x N): the swapped A would be MN-major, which this
 // kernel does not load; that layout runs ws_splitk's kernel. F(Cfg) is
 // launch_ws_variant or ws_workspace_bytes of the width that holds x's rows.
-// kConsumers: 2 (128-row tiles of the weight), 1 (64-row tiles, twice the
-// stages: the same bytes in flight), or 0: choose per call (swap_consumers).
-// Only the cluster split takes x wider than 64 rows (n128 tiles); the
-// partials' transposed reduction is built for up to 64.
+// kConsumers: 2 (128-row tiles of the weight), 1 (64-row tiles, more stages
+// where the shared memory has room: about the same bytes in flight), or 0:
+// choose per call (swap_consumers). Only the cluster split takes x wider
+// than 64 rows (n128 tiles); the partials' transposed reduction is built for
+// up to 64, and wider x runs n64 tiles side by side.
 template <bool kClusterSplit, int kConsumers, class F>
 Status swap_by_width(const GemmArgs& a, F&& f) {
   constexpr int kMore = kConsumers == 1 ? 16 : 10;
   if (a.M <= 16) return f(SwapAB<16, kMore, kClusterSplit, kConsumers>{});
   if (a.M <= 32) return f(SwapAB<32, kMore, kClusterSplit, kConsumers>{});
-  if (!kClusterSplit || a.M <= 64) return f(SwapAB<64, kConsumers == 1 ? 12 : 8, kClusterSplit, kConsumers>{});
-  return f(SwapAB<128, kConsumers == 1 ? 7 : 4, kClusterSplit, kConsumers>{});
+  if constexpr (kClusterSplit) {
+    if (a.M > 64) return f(SwapAB<128, kConsumers == 1 ? 7 : 4, kClusterSplit, kConsumers>{});
+  }
+  return f(SwapAB<64, kConsumers == 1 ? 12 : 8, kClusterSplit, kConsumers>{});
 }
 
 // The weight's tile height for the cluster split (sched::cluster_split_tile_rows):

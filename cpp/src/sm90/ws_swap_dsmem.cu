@@ -5,9 +5,10 @@
 // writes D itself. A decode call is one kernel, with no workspace: the
 // partials' round trip through L2 and the reduction launch behind it (a
 // third of a 16 x 4096 x 4096 call's ~19 us) are gone. At most 8 slices
-// (the portable cluster size); the stages as ws_splitk.swap's, beside a
-// BM x BN fp32 buffer for the exchange. The weight's tile is 64 or 128 rows
-// (swap.cuh: swap_consumers).
+// (the portable cluster size). The weight's tile is 64 or 128 rows
+// (swap.cuh: swap_consumers), x's 16-128 wide; the stages (swap_by_width)
+// sit beside a BN x (BM + 4) fp32 buffer for the exchange and the
+// transposed store.
 #include "sm90/swap.cuh"
 
 namespace tcgemm::sm90 {
