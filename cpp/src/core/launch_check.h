@@ -48,3 +48,15 @@ Status opt_in_smem(Kernel* kernel, int bytes) {
     ::tcgemm::Status tcgemm_s_ = (expr);          \
     if (!tcgemm_s_.ok()) return tcgemm_s_;        \
   } while (0)
+
+namespace tcgemm {
+
+// SMs of the current device (persistent grids' size, tile-shape rules).
+inline Status sm_count(int* out) {
+  int dev = 0;
+  TCGEMM_CUDA_TRY(cudaGetDevice(&dev));
+  TCGEMM_CUDA_TRY(cudaDeviceGetAttribute(out, cudaDevAttrMultiProcessorCount, dev));
+  return Status::Ok();
+}
+
+}  // namespace tcgemm

@@ -239,13 +239,14 @@ std::vector<const char*> auto_preference(int cc, const GemmArgs& args, int sms) 
     // n128) or the weight's columns in 128x128 tiles (NN, ws_splitk.dsmem,
     // where two slices of each fit in one round). Thirteenth session, runs 1
     // and 2, bf16, against the earlier pick (ws_splitk.n192 or ping-pong):
-    // TN 128 x 4096 x 4096 0.70x -> 0.85x (ping-pong 0.63-0.65x), 128 x 4096 x
-    // 14336 0.81x -> 0.95x, 128 x 8192 x 8192 0.83x -> 0.86x; NN 0.68x ->
-    // 0.70x, 0.81x -> 0.86x, 0.81x -> 0.85x. Not
-    // where the 64-row tiles take two waves (128 x 14336 x 4096: ping-pong
-    // 0.95x, the swap 0.88x), nor on narrow weights (100 x 3000 x 5000: 0.61x
-    // against ws_mcast.n192's 0.64x), nor K under two slices of 16 K tiles.
-    if (args.M > 64 && args.M <= 128 && args.split_k != 1 && args.N >= 4096 && k_tiles >= 2 * sched::kMinSliceKTiles) {
+    // TN 128 x 4096 x 4096 0.70x -> 0.85x (ping-pong 0.63-0.65x), 128 x 4096
+    // x 14336 0.81x -> 0.95x, 128 x 8192 x 8192 0.83x -> 0.86x; NN 0.68x ->
+    // 0.70x, 0.81x -> 0.86x, 0.81x -> 0.85x. Not where the 64-row tiles take
+    // two waves (128 x 14336 x 4096: ping-pong 0.95x, the swap 0.88x), nor on
+    // narrow weights (100 x 3000 x 5000: 0.61x against ws_mcast.n192's
+    // 0.64x), nor K under two slices of 16 K tiles.
+    const bool deep = k_tiles >= 2 * sched::kMinSliceKTiles;
+    if (args.M > 64 && args.M <= 128 && args.split_k != 1 && args.N >= 4096 && deep) {
       if (args.layout == Layout::TN && sched::cluster_split_tile_rows(args.N, args.batch, sms) == 64)
         return then({"sm90.ws_splitk.swap.dsmem", "sm90.ws_pingpong"});
       if (args.layout == Layout::NN && ceil_div(args.N, 128) * args.batch * 2 <= sms)

@@ -297,14 +297,6 @@ inline Status set_smem(Kernel kernel, int bytes) {
   return opt_in_smem(kernel, bytes);  // once per kernel and device (core/launch_check.h)
 }
 
-// SMs of the current device (the persistent grids' size).
-inline Status sm_count(int* out) {
-  int dev = 0;
-  TCGEMM_CUDA_TRY(cudaGetDevice(&dev));
-  TCGEMM_CUDA_TRY(cudaDeviceGetAttribute(out, cudaDevAttrMultiProcessorCount, dev));
-  return Status::Ok();
-}
-
 // Launch a kernel with clusters of `cluster_x` CTAs along x (cudaLaunchKernelEx
 // with the cluster-dimension attribute).
 template <class... KArgs, class... Args>

@@ -49,9 +49,8 @@ Status swap_by_width(const GemmArgs& a, F&& f) {
 // the 64-row tiles lose (16 x 10240 x 8192, 160 of them: 0.79-0.80x against
 // 0.97-0.98x).
 inline Status swap_consumers(const GemmArgs& a, int* consumers) {
-  int dev = 0, sms = 0;
-  TCGEMM_CUDA_TRY(cudaGetDevice(&dev));
-  TCGEMM_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  int sms = 0;
+  TCGEMM_TRY(sm_count(&sms));  // core/launch_check.h
   *consumers = sched::cluster_split_tile_rows(a.N, a.batch, sms) / 64;
   return Status::Ok();
 }
