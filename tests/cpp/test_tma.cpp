@@ -53,6 +53,39 @@ static void kernel_maps(int64_t M, int64_t N, int64_t K, Layout lay, int bm, int
   CHECK(m.a.box[0] * 2 == 128 && m.b.box[0] * 2 == 128);
 }
 
+static bool same_map(const TensorMapParams& x, const TensorMapParams& y) {
+  bool same = x.base == y.base && x.dtype == y.dtype && x.rank == y.rank && x.swizzle == y.swizzle &&
+              x.oob == y.oob && x.l2_promotion_bytes == y.l2_promotion_bytes;
+  for (int i = 0; i < kMaxRank; ++i) same = same && x.dims[i] == y.dims[i] && x.box[i] == y.box[i];
+  for (int i = 0; i < kMaxRank - 1; ++i) same = same && x.strides[i] == y.strides[i];
+  return same;
+}
+
+// The swapped NN problem (sm90.ws_splitk.swap.dsmem on x @ w): the kernel's
+// A is the caller's K x N weight read MN-major -- B NN's 64-column x 64-k
+// boxes, bm / 64 of them per stage -- and its B is x (M x K) in K-major boxes
+// of bn rows. Nothing of the swapped problem's own (M and N exchanged) may
+// leak into the maps: each map describes the caller's matrix as stored.
+static void swapped_nn_maps(int64_t M, int64_t N, int64_t K, int bm, int bn) {
+  const GemmArgs a = args(M, N, K, Layout::NN);
+  GemmMaps m;
+  Status s = swapped_nn_operand_maps(a, bm, bn, 64, Swizzle::b128, &m);
+  CHECK_MSG(s.ok(), "swapped %lldx%lldx%lld: %s", (long long)M, (long long)N, (long long)K, s.message.c_str());
+  if (!s.ok()) return;
+  CHECK(m.a.base == a.B && m.a.dims[0] == uint64_t(N) && m.a.dims[1] == uint64_t(K));
+  CHECK(m.a.strides[0] == uint64_t(a.ldb) * 2 && m.a.box[0] == 64 && m.a.box[1] == 64);
+  CHECK(m.a.box_bytes() == 8192 && uint32_t(bm / 64) * m.a.box_bytes() == uint32_t(bm) * 128);  // A_BYTES of the tile
+  CHECK(m.b.base == a.A && m.b.dims[0] == uint64_t(K) && m.b.dims[1] == uint64_t(M));
+  CHECK(m.b.strides[0] == uint64_t(a.lda) * 2 && m.b.box[0] == 64 && m.b.box[1] == uint32_t(bn));
+  CHECK(m.b.box_bytes() == uint32_t(bn) * 128);  // B_BYTES of the tile
+  CHECK(m.a.swizzle == Swizzle::b128 && m.b.swizzle == Swizzle::b128);
+  CHECK(m.a.oob == OobFill::zero && m.b.oob == OobFill::zero);  // rows past N, x's rows past M, K's tail: zeros
+  // They are exactly the maps the unswapped NN kernel would use for its B and A.
+  GemmMaps u;
+  CHECK(gemm_operand_maps(a, bn, bm, 64, 1, Swizzle::b128, &u).ok());
+  CHECK(same_map(u.a, m.b) && same_map(u.b, m.a));
+}
+
 static void rules() {
   TensorMapParams ok;
   CHECK(matrix_2d(fake(0x1000), DType::f16, 100, 72, 72, 64, 64, Swizzle::b128, &ok).ok());
@@ -150,6 +183,15 @@ int main() {
   CHECK(gemm_operand(a, Operand::C, 64, 32, Swizzle::b128, &c).ok());
   CHECK(c.dims[0] == 129 && c.dims[1] == 127 && c.strides[0] == 136 * 2 && c.base == a.C);
 
+  // (BM, BN) of sm90.ws_splitk.swap.dsmem: 64- or 128-row weight tiles, x 16-128 wide.
+  const int swap_tiles[][2] = {{64, 16}, {64, 32}, {64, 64}, {64, 128}, {128, 16}, {128, 64}, {128, 128}};
+  for (const Shape& sh : shapes)
+    for (const auto& t : swap_tiles) swapped_nn_maps(sh.M, sh.N, sh.K, t[0], t[1]);
+  CHECK(mentions(swapped_nn_operand_maps(args(16, 4096, 4096, Layout::TN), 64, 16, 64, Swizzle::b128, &m),
+                 "NN problem"));
+  CHECK(mentions(swapped_nn_operand_maps(args(16, 4096, 4096, Layout::NN), 96, 16, 64, Swizzle::b128, &m),
+                 "64-column boxes"));
+  CHECK(!swapped_nn_operand_maps(args(16, 4096, 4096, Layout::NN), 64, 16, 64, Swizzle::none, &m).ok());
   rules();
   three_d();
   CHECK(curesult_name(1) == "CUDA_ERROR_INVALID_VALUE");

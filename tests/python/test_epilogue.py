@@ -243,10 +243,11 @@ def test_split_k_is_deterministic(kernel, split_k, rng):
 
 
 @pytest.mark.parametrize("kernel", SPLIT)
-def test_split_k_batched(kernel, rng):
+@pytest.mark.parametrize("layout", ["NN", "TN"])  # the swap's two problems: the weight K-major, or MN-major
+def test_split_k_batched(kernel, layout, rng):
     batch, M, N, K = 3, 16, 300, 2048
     a3, b3 = _u(rng, (batch, M, K), f16), _u(rng, (batch, K, N), f16)
-    got = _batched_raw(kernel, a3, b3, "TN", batch, M, N, K, f16, split_k=4)
+    got = _batched_raw(kernel, a3, b3, layout, batch, M, N, K, f16, split_k=4)
     assert np.isfinite(got.astype(np.float32)).all()
     assert rel_err(got, _reference(a3, b3)) < 2e-3
 
@@ -255,13 +256,15 @@ def test_split_k_batched(kernel, rng):
 # (sched::cluster_split_tile_rows): 64 rows while N / 64 tiles fit on the SMs
 # (N = 4096), else 128 (N = 8500 on 132 SMs); and x's rows up to 128 wide
 # (n16 / n32 / n64 / n128). Every height and width, K not a multiple of 64,
-# against float64 with the full epilogue, on a poisoned output.
+# against float64 with the full epilogue, on a poisoned output; NN reads the
+# weight MN-major (wgmma's transpose-A), TN K-major.
 @pytest.mark.parametrize("kernel", [k for k in SPLIT if "swap.dsmem" in str(k)] or _kernels("none"))
+@pytest.mark.parametrize("layout", ["NN", "TN"])
 @pytest.mark.parametrize("M", [1, 16, 33, 100, 128])
 @pytest.mark.parametrize("N", [4096, 8500])
-def test_swap_cluster_split_tile_heights(kernel, M, N, rng):
+def test_swap_cluster_split_tile_heights(kernel, layout, M, N, rng):
     K = 1000
-    a, b = _u(rng, (M, K), f16), _b(rng, K, N, f16, "TN")
+    a, b = _u(rng, (M, K), f16), _b(rng, K, N, f16, layout)
     c = _u(rng, (M, N), f16)
     bias = rng.uniform(-1, 1, N).astype(np.float32)
     with tcgemm.DeviceArray.empty((M, N), f16) as out:
@@ -284,7 +287,7 @@ TAIL = {256: [(2504, 1896, 2048, 1), (2567, 2000, 2777, 1), (1100, 1900, 2222, 2
         192: [(1086, 2696, 2777, 1), (1086, 2922, 2777, 1), (601, 2583, 2777, 2)],
         "sm90.ws_mcast.2x2": [(1086, 3148, 2777, 1), (2567, 2000, 2777, 1), (601, 2583, 2777, 2)]}
 TAIL["sm90.ws_splitk.swap"] = TAIL[256]  # NN runs ws_splitk (its tail); TN computes D^T, all partials
-TAIL["sm90.ws_splitk.swap.dsmem"] = TAIL[256]  # NN as above; TN: no partials at all (the cluster split)
+TAIL["sm90.ws_splitk.swap.dsmem"] = TAIL[256]  # both layouts swapped: no partials at all (the cluster split)
 TAIL["sm90.ws_splitk.dsmem"] = TAIL[256]  # the cluster split on both layouts: no partials
 
 
@@ -305,7 +308,7 @@ def test_split_tail_matches_float64_and_is_deterministic(kernel, layout, shape, 
                           _core.Accum.f32, False, batch, 0)
     if kernel.endswith(".swap") and layout == "TN":  # no tail: every tile of D^T leaves as a partial
         assert ws >= 4 * batch * N * ((M + 3) // 4 * 4)
-    elif "dsmem" in kernel and (layout == "TN" or ".swap" not in kernel):  # the slices meet in shared memory
+    elif "dsmem" in kernel:  # the slices meet in shared memory
         assert ws == 0
     elif d["sm_count"] == 132:
         assert 0 < ws < 2 * 4 * batch * M * ((N + 3) // 4 * 4), "expected a split tail on 132 SMs"

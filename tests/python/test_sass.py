@@ -1,4 +1,5 @@
-"""SASS check of the Blackwell (sm_100a) kernels: no sm_100 GPU is available, so
+"""SASS checks. The Hopper swap's NN kernels (sm_90a) carry wgmma's transpose-A
+bit (the end of this file). The Blackwell (sm_100a) kernels: no sm_100 GPU is available, so
 the proof that they contain the tcgen05 MMA, TMEM load and TMA instructions is
 the compiled code itself (tests/sass/check_sass.py against the committed
 tests/sass/sm100_sass_counts.json). Runs when cuobjdump is available and the
@@ -7,6 +8,8 @@ is $TCGEMM_LIB, else build/libtcgemm.a (where `pip install .` builds it)."""
 import functools
 import json
 import os
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -75,3 +78,49 @@ def test_every_sm100_registry_entry_is_in_the_counts_file():
         assert k["name"].split(".")[1] in steps, k["name"]
         for layout in ("NN", "TN"):
             assert f'{k["name"]}.{layout}' in counts, k["name"]
+
+
+def _sm90_member_sass(member, tmp_path):
+    """The sm_90a SASS of one object file of the library (ar x: one member
+    disassembles in about a second, the whole Hopper family takes minutes)."""
+    lib = Path(os.environ.get("TCGEMM_LIB", ROOT / "build" / "libtcgemm.a"))
+    tool, ar = check_sass.find_cuobjdump(), shutil.which("ar")
+    if tool is None or ar is None:
+        pytest.skip("cuobjdump and ar are needed to read one object file's SASS")
+    if not lib.exists():
+        pytest.skip(f"{lib} not found: build the library (pip install .) or set TCGEMM_LIB")
+    if subprocess.run([ar, "x", str(lib), member], cwd=tmp_path, capture_output=True).returncode != 0:
+        pytest.skip(f"{lib} has no {member} (built without 90a?)")
+    r = subprocess.run([tool, "--dump-sass", "-arch", "sm_90a", str(tmp_path / member)], capture_output=True,
+                       text=True, env=check_sass._env_for(tool))
+    if r.returncode != 0 or "Function" not in r.stdout:
+        pytest.skip(f"{member} holds no sm_90a code")
+    return r.stdout
+
+
+def _hgmma_by_kernel(sass):
+    """{kernel: [HGMMA operand strings]} for every function of a SASS dump."""
+    out, cur = {}, None
+    for line in sass.splitlines():
+        if (m := check_sass._FUNC.match(line)):
+            cur = out.setdefault(m.group("name"), [])
+        elif cur is not None and "HGMMA" in line:
+            cur.append(line.split("HGMMA", 1)[1].split(";")[0])
+    return {k: v for k, v in out.items() if v}
+
+
+def test_sm90_swapped_nn_kernels_read_the_weight_mn_major(tmp_path):
+    """sm90.ws_splitk.swap.dsmem on NN (x @ w, the weight K x N) computes
+    D^T = W^T x^T with the weight as an MN-major A: every wgmma of those
+    kernels must carry the transpose-A bit (HGMMA ....tnspA) and a K-major B
+    (no .tnspB); the TN kernels of the same entry neither. This shows what
+    the compiler emitted, not that the results are right: the GPU suites do
+    that (test_swap_cluster_split_tile_heights and every NN split-K test)."""
+    nn = _hgmma_by_kernel(_sm90_member_sass("ws_swap_dsmem_nn.cu.o", tmp_path))
+    tn = _hgmma_by_kernel(_sm90_member_sass("ws_swap_dsmem.cu.o", tmp_path))
+    # 2 dtypes x (n16, n32, n64, n128) x (64- and 128-row weight tiles)
+    assert len(nn) == 16 and len(tn) == 16, (len(nn), len(tn))
+    for name, ops in nn.items():
+        assert all(".tnspA" in o and ".tnspB" not in o for o in ops), (name, ops)
+    for name, ops in tn.items():
+        assert not any(".tnsp" in o for o in ops), (name, ops)

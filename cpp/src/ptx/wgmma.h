@@ -45,8 +45,10 @@ TCGEMM_HOST_DEVICE uint64_t wgmma_desc(uint32_t smem, uint32_t lbo_bytes, uint32
 
 // ---- wgmma.mma_async, fp32 accumulators, A and B from shared memory.
 // scale_d = 0 ignores the old D (D = A*B), 1 accumulates (D += A*B).
-// TransB (imm-trans-b): 0 = B is K-major (stored N x K, the TN case),
-// 1 = B is MN-major (stored K x N, the NN case); A is always K-major here.
+// TransA / TransB (imm-trans-a / imm-trans-b, 16-bit types only): 0 = the
+// operand is K-major (A stored M x K; B stored N x K, the TN case), 1 = it is
+// MN-major (B stored K x N, the NN case; A stored K x M, the swapped NN
+// problem, whose A is the caller's K x N weight).
 
 // The forms below differ only in N (n16, n32, n64, n128, n192, n256: 8 to
 // 128 accumulator registers per thread) and the element type; the macros
@@ -89,72 +91,72 @@ TCGEMM_HOST_DEVICE uint64_t wgmma_desc(uint32_t smem, uint32_t lbo_bytes, uint32
 #define TCGEMM_WGMMA_D128                                                                                    \
   TCGEMM_WGMMA_D64, TCGEMM_WGMMA_D8(64), TCGEMM_WGMMA_D8(72), TCGEMM_WGMMA_D8(80), TCGEMM_WGMMA_D8(88),      \
       TCGEMM_WGMMA_D8(96), TCGEMM_WGMMA_D8(104), TCGEMM_WGMMA_D8(112), TCGEMM_WGMMA_D8(120)
-// %<n> .. %<n+3> are desc_a, desc_b, scale_d (as predicate p) and TransB.
-#define TCGEMM_WGMMA_ASYNC(shape, ab, REGS, a, b, scale, trans, ...)                              \
+// %<n> .. %<n+4> are desc_a, desc_b, scale_d (as predicate p), TransA and TransB.
+#define TCGEMM_WGMMA_ASYNC(shape, ab, REGS, a, b, scale, trans_a, trans_b, ...)                    \
   asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %" scale ", 0;\n"                              \
                " wgmma.mma_async.sync.aligned." shape ".f32." ab "." ab "\n" REGS                    \
-               " %" a ", %" b ", p, 1, 1, 0, %" trans ";\n}\n"                                       \
+               " %" a ", %" b ", p, 1, 1, %" trans_a ", %" trans_b ";\n}\n"                          \
                : __VA_ARGS__                                                                    \
-               : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TransB))
+               : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TransA), "n"(TransB))
 
-template <int TransB>
+template <int TransA, int TransB>
 TCGEMM_DEVICE void wgmma_m64n16k16_f32_f16(float (&d)[8], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
-  TCGEMM_WGMMA_ASYNC("m64n16k16", "f16", TCGEMM_WGMMA_REGS8, "8", "9", "10", "11", TCGEMM_WGMMA_D8(0));
+  TCGEMM_WGMMA_ASYNC("m64n16k16", "f16", TCGEMM_WGMMA_REGS8, "8", "9", "10", "11", "12", TCGEMM_WGMMA_D8(0));
 }
 
-template <int TransB>
+template <int TransA, int TransB>
 TCGEMM_DEVICE void wgmma_m64n16k16_f32_bf16(float (&d)[8], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
-  TCGEMM_WGMMA_ASYNC("m64n16k16", "bf16", TCGEMM_WGMMA_REGS8, "8", "9", "10", "11", TCGEMM_WGMMA_D8(0));
+  TCGEMM_WGMMA_ASYNC("m64n16k16", "bf16", TCGEMM_WGMMA_REGS8, "8", "9", "10", "11", "12", TCGEMM_WGMMA_D8(0));
 }
 
-template <int TransB>
+template <int TransA, int TransB>
 TCGEMM_DEVICE void wgmma_m64n32k16_f32_f16(float (&d)[16], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
-  TCGEMM_WGMMA_ASYNC("m64n32k16", "f16", TCGEMM_WGMMA_REGS16, "16", "17", "18", "19", TCGEMM_WGMMA_D16);
+  TCGEMM_WGMMA_ASYNC("m64n32k16", "f16", TCGEMM_WGMMA_REGS16, "16", "17", "18", "19", "20", TCGEMM_WGMMA_D16);
 }
 
-template <int TransB>
+template <int TransA, int TransB>
 TCGEMM_DEVICE void wgmma_m64n32k16_f32_bf16(float (&d)[16], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
-  TCGEMM_WGMMA_ASYNC("m64n32k16", "bf16", TCGEMM_WGMMA_REGS16, "16", "17", "18", "19", TCGEMM_WGMMA_D16);
+  TCGEMM_WGMMA_ASYNC("m64n32k16", "bf16", TCGEMM_WGMMA_REGS16, "16", "17", "18", "19", "20", TCGEMM_WGMMA_D16);
 }
 
-template <int TransB>
+template <int TransA, int TransB>
 TCGEMM_DEVICE void wgmma_m64n64k16_f32_f16(float (&d)[32], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
-  TCGEMM_WGMMA_ASYNC("m64n64k16", "f16", TCGEMM_WGMMA_REGS32, "32", "33", "34", "35", TCGEMM_WGMMA_D32);
+  TCGEMM_WGMMA_ASYNC("m64n64k16", "f16", TCGEMM_WGMMA_REGS32, "32", "33", "34", "35", "36", TCGEMM_WGMMA_D32);
 }
 
-template <int TransB>
+template <int TransA, int TransB>
 TCGEMM_DEVICE void wgmma_m64n64k16_f32_bf16(float (&d)[32], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
-  TCGEMM_WGMMA_ASYNC("m64n64k16", "bf16", TCGEMM_WGMMA_REGS32, "32", "33", "34", "35", TCGEMM_WGMMA_D32);
+  TCGEMM_WGMMA_ASYNC("m64n64k16", "bf16", TCGEMM_WGMMA_REGS32, "32", "33", "34", "35", "36", TCGEMM_WGMMA_D32);
 }
 
-template <int TransB>
+template <int TransA, int TransB>
 TCGEMM_DEVICE void wgmma_m64n128k16_f32_f16(float (&d)[64], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
-  TCGEMM_WGMMA_ASYNC("m64n128k16", "f16", TCGEMM_WGMMA_REGS64, "64", "65", "66", "67", TCGEMM_WGMMA_D64);
+  TCGEMM_WGMMA_ASYNC("m64n128k16", "f16", TCGEMM_WGMMA_REGS64, "64", "65", "66", "67", "68", TCGEMM_WGMMA_D64);
 }
 
-template <int TransB>
+template <int TransA, int TransB>
 TCGEMM_DEVICE void wgmma_m64n128k16_f32_bf16(float (&d)[64], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
-  TCGEMM_WGMMA_ASYNC("m64n128k16", "bf16", TCGEMM_WGMMA_REGS64, "64", "65", "66", "67", TCGEMM_WGMMA_D64);
+  TCGEMM_WGMMA_ASYNC("m64n128k16", "bf16", TCGEMM_WGMMA_REGS64, "64", "65", "66", "67", "68", TCGEMM_WGMMA_D64);
 }
 
-template <int TransB>
+template <int TransA, int TransB>
 TCGEMM_DEVICE void wgmma_m64n192k16_f32_f16(float (&d)[96], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
-  TCGEMM_WGMMA_ASYNC("m64n192k16", "f16", TCGEMM_WGMMA_REGS96, "96", "97", "98", "99", TCGEMM_WGMMA_D96);
+  TCGEMM_WGMMA_ASYNC("m64n192k16", "f16", TCGEMM_WGMMA_REGS96, "96", "97", "98", "99", "100", TCGEMM_WGMMA_D96);
 }
 
-template <int TransB>
+template <int TransA, int TransB>
 TCGEMM_DEVICE void wgmma_m64n192k16_f32_bf16(float (&d)[96], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
-  TCGEMM_WGMMA_ASYNC("m64n192k16", "bf16", TCGEMM_WGMMA_REGS96, "96", "97", "98", "99", TCGEMM_WGMMA_D96);
+  TCGEMM_WGMMA_ASYNC("m64n192k16", "bf16", TCGEMM_WGMMA_REGS96, "96", "97", "98", "99", "100", TCGEMM_WGMMA_D96);
 }
 
-template <int TransB>
+template <int TransA, int TransB>
 TCGEMM_DEVICE void wgmma_m64n256k16_f32_f16(float (&d)[128], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
-  TCGEMM_WGMMA_ASYNC("m64n256k16", "f16", TCGEMM_WGMMA_REGS128, "128", "129", "130", "131", TCGEMM_WGMMA_D128);
+  TCGEMM_WGMMA_ASYNC("m64n256k16", "f16", TCGEMM_WGMMA_REGS128, "128", "129", "130", "131", "132", TCGEMM_WGMMA_D128);
 }
 
-template <int TransB>
+template <int TransA, int TransB>
 TCGEMM_DEVICE void wgmma_m64n256k16_f32_bf16(float (&d)[128], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
-  TCGEMM_WGMMA_ASYNC("m64n256k16", "bf16", TCGEMM_WGMMA_REGS128, "128", "129", "130", "131", TCGEMM_WGMMA_D128);
+  TCGEMM_WGMMA_ASYNC("m64n256k16", "bf16", TCGEMM_WGMMA_REGS128, "128", "129", "130", "131", "132", TCGEMM_WGMMA_D128);
 }
 
 #undef TCGEMM_WGMMA_ASYNC

@@ -13,6 +13,9 @@
 //   B NN (MN-major) BN/64 blocks of [64 k rows][64 n = 128 B]; one block is
 //        one TMA box of 8 KB. k16 step kk starts 16*kk rows (2 KB) in;
 //        SBO = 1024 (next 8 k rows), LBO = 8 KB (next 64 columns of n).
+//   A    (MN-major) the swapped NN problem (swap-AB, D^T = B^T A^T): its A is
+//        the caller's K x N weight, laid out as B NN is, BM/64 blocks of
+//        [64 k rows][64 m]; a consumer's 64 rows are one block.
 // Every stage buffer is 1024-byte aligned, so the swizzle pattern (a function
 // of the address bits) starts at its beginning and the descriptors' base
 // offset is 0.
@@ -50,22 +53,25 @@ constexpr int kRowBytes = BK * 2;    // 128
 constexpr int kAtomBytes = 8 * kRowBytes;  // 1024: the 128B-swizzle pattern repeats every 8 rows
 constexpr int kWarpgroup = 128;
 
-// One m64nNk16 wgmma for the element type and tile width N.
-template <DType DT, int N, Layout L>
+// One m64nNk16 wgmma for the element type and tile width N. L is B's
+// layout in shared memory (NN: MN-major); kMnMajorA: A is MN-major too (the
+// swapped NN problem).
+template <DType DT, int N, Layout L, bool kMnMajorA = false>
 __device__ __forceinline__ void wgmma(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b) {
+  constexpr int kTransA = kMnMajorA ? 1 : 0;
   constexpr int kTransB = L == Layout::NN ? 1 : 0;  // NN: B is MN-major in shared memory
-  if constexpr (DT == DType::f16 && N == 16) ptx::wgmma_m64n16k16_f32_f16<kTransB>(d, desc_a, desc_b, 1);
-  if constexpr (DT == DType::bf16 && N == 16) ptx::wgmma_m64n16k16_f32_bf16<kTransB>(d, desc_a, desc_b, 1);
-  if constexpr (DT == DType::f16 && N == 32) ptx::wgmma_m64n32k16_f32_f16<kTransB>(d, desc_a, desc_b, 1);
-  if constexpr (DT == DType::bf16 && N == 32) ptx::wgmma_m64n32k16_f32_bf16<kTransB>(d, desc_a, desc_b, 1);
-  if constexpr (DT == DType::f16 && N == 64) ptx::wgmma_m64n64k16_f32_f16<kTransB>(d, desc_a, desc_b, 1);
-  if constexpr (DT == DType::bf16 && N == 64) ptx::wgmma_m64n64k16_f32_bf16<kTransB>(d, desc_a, desc_b, 1);
-  if constexpr (DT == DType::f16 && N == 128) ptx::wgmma_m64n128k16_f32_f16<kTransB>(d, desc_a, desc_b, 1);
-  if constexpr (DT == DType::bf16 && N == 128) ptx::wgmma_m64n128k16_f32_bf16<kTransB>(d, desc_a, desc_b, 1);
-  if constexpr (DT == DType::f16 && N == 192) ptx::wgmma_m64n192k16_f32_f16<kTransB>(d, desc_a, desc_b, 1);
-  if constexpr (DT == DType::bf16 && N == 192) ptx::wgmma_m64n192k16_f32_bf16<kTransB>(d, desc_a, desc_b, 1);
-  if constexpr (DT == DType::f16 && N == 256) ptx::wgmma_m64n256k16_f32_f16<kTransB>(d, desc_a, desc_b, 1);
-  if constexpr (DT == DType::bf16 && N == 256) ptx::wgmma_m64n256k16_f32_bf16<kTransB>(d, desc_a, desc_b, 1);
+  if constexpr (DT == DType::f16 && N == 16) ptx::wgmma_m64n16k16_f32_f16<kTransA, kTransB>(d, desc_a, desc_b, 1);
+  if constexpr (DT == DType::bf16 && N == 16) ptx::wgmma_m64n16k16_f32_bf16<kTransA, kTransB>(d, desc_a, desc_b, 1);
+  if constexpr (DT == DType::f16 && N == 32) ptx::wgmma_m64n32k16_f32_f16<kTransA, kTransB>(d, desc_a, desc_b, 1);
+  if constexpr (DT == DType::bf16 && N == 32) ptx::wgmma_m64n32k16_f32_bf16<kTransA, kTransB>(d, desc_a, desc_b, 1);
+  if constexpr (DT == DType::f16 && N == 64) ptx::wgmma_m64n64k16_f32_f16<kTransA, kTransB>(d, desc_a, desc_b, 1);
+  if constexpr (DT == DType::bf16 && N == 64) ptx::wgmma_m64n64k16_f32_bf16<kTransA, kTransB>(d, desc_a, desc_b, 1);
+  if constexpr (DT == DType::f16 && N == 128) ptx::wgmma_m64n128k16_f32_f16<kTransA, kTransB>(d, desc_a, desc_b, 1);
+  if constexpr (DT == DType::bf16 && N == 128) ptx::wgmma_m64n128k16_f32_bf16<kTransA, kTransB>(d, desc_a, desc_b, 1);
+  if constexpr (DT == DType::f16 && N == 192) ptx::wgmma_m64n192k16_f32_f16<kTransA, kTransB>(d, desc_a, desc_b, 1);
+  if constexpr (DT == DType::bf16 && N == 192) ptx::wgmma_m64n192k16_f32_bf16<kTransA, kTransB>(d, desc_a, desc_b, 1);
+  if constexpr (DT == DType::f16 && N == 256) ptx::wgmma_m64n256k16_f32_f16<kTransA, kTransB>(d, desc_a, desc_b, 1);
+  if constexpr (DT == DType::bf16 && N == 256) ptx::wgmma_m64n256k16_f32_bf16<kTransA, kTransB>(d, desc_a, desc_b, 1);
   static_assert(N == 16 || N == 32 || N == 64 || N == 128 || N == 192 || N == 256,
                 "tile widths with a wgmma wrapper: 16, 32, 64, 128, 192, 256");
 }
@@ -85,6 +91,14 @@ template <Layout L>
 __device__ __forceinline__ uint64_t desc_b(uint32_t tile, int kk) {
   if constexpr (L == Layout::NN) return desc_mn_major(tile, kk);
   else return desc_k_major(tile, 0, kk);
+}
+
+// Descriptor of rows [row0, row0 + 64) of the A tile for k16 step kk:
+// K-major, or MN-major (row0 / 64 is a whole block of the layout above).
+template <bool kMnMajorA>
+__device__ __forceinline__ uint64_t desc_a(uint32_t tile, int row0, int kk) {
+  if constexpr (kMnMajorA) return desc_mn_major(tile + (row0 / 64) * BK * kRowBytes, kk);
+  else return desc_k_major(tile, row0, kk);
 }
 
 // The TMA loads of the B tile (k0, n0) of width BN. With `parts` > 1 the
@@ -119,18 +133,42 @@ __device__ __forceinline__ void load_b(uint32_t tile, const CUtensorMap* map, ui
   }
 }
 
+// The TMA loads of the A tile (k0, m0) of height BM: one box {64 k, BM rows}
+// (K-major), or with kMnMajorA (the swapped NN problem) the BM / 64 blocks of
+// an MN-major tile -- exactly B NN's boxes, so load_b lays them out.
+template <bool kMnMajorA, int BM>
+__device__ __forceinline__ void load_a(uint32_t tile, const CUtensorMap* map, uint32_t bar, int k0, int m0, int z) {
+  if constexpr (kMnMajorA) load_b<Layout::NN, BM, 1>(tile, map, bar, k0, m0, z, 0, 0);
+  else ptx::tma_load_3d(tile, map, bar, k0, m0, z);
+}
+
 // The operand maps of a kernel with a BM x BN tile: A boxes {64 k, BM rows};
 // B boxes TN {64 k, BN/parts rows}, NN {64 n, 64 k rows}. 128-byte swizzle,
 // zero fill outside the matrices.
+// The maps made 3-D by the batch (batch strides of A and B, in elements) and encoded.
+inline Status encode_batched(tma::GemmMaps maps, int64_t batch, int64_t stride_a, int64_t stride_b,
+                             CUtensorMap* map_a, CUtensorMap* map_b) {
+  TCGEMM_TRY(tma::add_batch_dim(&maps.a, batch, stride_a));
+  TCGEMM_TRY(tma::add_batch_dim(&maps.b, batch, stride_b));
+  TCGEMM_TRY(tma::encode(maps.a, map_a));
+  TCGEMM_TRY(tma::encode(maps.b, map_b));
+  return Status::Ok();
+}
+
 template <int BM, int BN, int PARTS>
 Status encode_operands(const GemmArgs& a, CUtensorMap* map_a, CUtensorMap* map_b) {
   tma::GemmMaps maps;
   TCGEMM_TRY(tma::gemm_operand_maps(a, BM, BN, BK, PARTS, tma::Swizzle::b128, &maps));
-  TCGEMM_TRY(tma::add_batch_dim(&maps.a, a.batch, a.batch_stride_a));
-  TCGEMM_TRY(tma::add_batch_dim(&maps.b, a.batch, a.batch_stride_b));
-  TCGEMM_TRY(tma::encode(maps.a, map_a));
-  TCGEMM_TRY(tma::encode(maps.b, map_b));
-  return Status::Ok();
+  return encode_batched(maps, a.batch, a.batch_stride_a, a.batch_stride_b, map_a, map_b);
+}
+
+// The swapped NN problem's maps (tma::swapped_nn_operand_maps), from the
+// caller's problem `orig`: A is the caller's B, B the caller's A.
+template <int BM, int BN>
+Status encode_swapped_nn_operands(const GemmArgs& orig, CUtensorMap* map_a, CUtensorMap* map_b) {
+  tma::GemmMaps maps;
+  TCGEMM_TRY(tma::swapped_nn_operand_maps(orig, BM, BN, BK, tma::Swizzle::b128, &maps));
+  return encode_batched(maps, orig.batch, orig.batch_stride_b, orig.batch_stride_a, map_a, map_b);
 }
 
 // D^T = B^T A^T: the TN problem with M and N, A and B exchanged (B of a TN

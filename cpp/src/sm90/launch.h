@@ -21,7 +21,8 @@ Status workspace_ws_splitk(const GemmArgs& a, size_t* bytes);  // its split-K pa
 Status launch_ws_splitk_swap(const GemmArgs& a);  // ws_swap.cu
 Status workspace_ws_splitk_swap(const GemmArgs& a, size_t* bytes);
 Status launch_ws_splitk_swap_dsmem(const GemmArgs& a);  // ws_swap_dsmem.cu
-Status workspace_ws_splitk_swap_dsmem(const GemmArgs& a, size_t* bytes);  // NN's only (ws_splitk)
+Status workspace_ws_splitk_swap_dsmem(const GemmArgs& a, size_t* bytes);  // none: the slices meet in shared memory
+Status launch_ws_splitk_swap_dsmem_nn(const GemmArgs& a);  // ws_swap_dsmem_nn.cu: its NN problems
 Status launch_ws_splitk_dsmem(const GemmArgs& a);  // ws_splitk_dsmem.cu
 Status workspace_ws_splitk_dsmem(const GemmArgs& a, size_t* bytes);  // none: the slices meet in shared memory
 Status launch_ws_pingpong(const GemmArgs& a);     // ws_pingpong.cu

@@ -56,7 +56,7 @@ std::vector<KernelInfo> sm90_kernels() {
        "ws_splitk.swap with a tile's K slices (at most 8) in one cluster: rank 0 sums the others' accumulators "
        "out of their shared memory (distributed shared memory, in rank order: deterministic) and writes D -- "
        "one kernel, no workspace; 64-row tiles of the weight while those fit in one wave, x up to 128 rows "
-       "wide (n128). NN runs ws_splitk's kernel",
+       "wide (n128). NN reads the weight (K x N) as an MN-major A (wgmma transpose-A)",
        90, dtypes, layouts, accums, 64, 16, 64, 16, TCGEMM_FN(launch_ws_splitk_swap_dsmem), sass, features | kSplitK,
        TCGEMM_FN(workspace_ws_splitk_swap_dsmem)},
       {"sm90.ws_splitk.dsmem", "sm90",

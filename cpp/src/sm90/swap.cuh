@@ -21,9 +21,11 @@ namespace tcgemm::sm90 {
 template <int BN, int STAGES, bool kClusterSplit, int kConsumers = 2>
 using SwapAB = WsConfig<BN, STAGES, true, 1, 8, false, kConsumers, true, false, 1, true, kClusterSplit>;
 
-// NN (x @ w with w stored K x N): the swapped A would be MN-major, which this
-// kernel does not load; that layout runs ws_splitk's kernel. F(Cfg) is
-// launch_ws_variant or ws_workspace_bytes of the width that holds x's rows.
+// NN (x @ w with w stored K x N): the swapped A is the weight MN-major
+// (WsConfig's kernel reads it as NN reads B, with wgmma's transpose-A); the
+// cluster split takes it (ws_swap_dsmem_nn.cu), the partials' swap runs
+// ws_splitk's kernel for NN. F(Cfg) launches the width that holds x's rows,
+// or asks its workspace.
 // kConsumers: 2 (128-row tiles of the weight), 1 (64-row tiles, more stages
 // where the shared memory has room: about the same bytes in flight), or 0:
 // choose per call (swap_consumers). Only the cluster split takes x wider
@@ -67,15 +69,15 @@ Status swap_dispatch(const GemmArgs& a, F&& f) {
   }
 }
 
+// The swapped TN problem (x @ w.T).
 template <bool kClusterSplit, int kConsumers = 2>
 Status launch_swap(const GemmArgs& a) {
-  if (a.layout == Layout::NN) return launch_ws_splitk(a);
-  return swap_dispatch<kClusterSplit, kConsumers>(a, [&](auto cfg) { return launch_ws_variant<decltype(cfg)>(a); });
+  return swap_dispatch<kClusterSplit, kConsumers>(
+      a, [&](auto cfg) { return launch_ws_layout<decltype(cfg), Layout::TN>(a); });
 }
 
 template <bool kClusterSplit, int kConsumers = 2>
 Status workspace_swap(const GemmArgs& a, size_t* bytes) {
-  if (a.layout == Layout::NN) return workspace_ws_splitk(a, bytes);
   return swap_dispatch<kClusterSplit, kConsumers>(
       a, [&](auto cfg) { return ws_workspace_bytes<decltype(cfg)>(a, bytes); });
 }

@@ -44,7 +44,9 @@
 //                       every tile an fp32 partial) with a tile's K slices
 //                       in one cluster instead: rank 0 sums its peers'
 //                       accumulators out of their shared memory and stores
-//                       the tile (cluster_split_store) -- one kernel.
+//                       the tile (cluster_split_store) -- one kernel. NN
+//                       too: swapped, its A is the K x N weight read
+//                       MN-major (wgmma's transpose-A; ws_swap_dsmem_nn.cu).
 //   sm90.ws_splitk.dsmem
 //                       the same cluster split without the swap: 128x128
 //                       tiles (64x256 for M <= 64), any layout; rank 0
@@ -324,6 +326,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
               const __grid_constant__ CUtensorMap map_c, const Params p) {
 #if TCGEMM_SM90_DEVICE
   constexpr int BM = Cfg::BM, BN = Cfg::BN, STAGES = Cfg::STAGES, CLUSTER = Cfg::CLUSTER, CTAS = Cfg::CTAS;
+  // L is the caller's layout. Swapped, an NN problem's A is the caller's
+  // K x N weight (MN-major, wgmma's transpose-A) and its B is x (K-major).
+  constexpr bool kMnMajorA = Cfg::SWAP_AB && L == Layout::NN;
+  constexpr Layout LB = kMnMajorA ? Layout::TN : L;  // B's layout in shared memory
   extern __shared__ __align__(1024) uint8_t smem[];
   const uint32_t base = align_1024(ptx::smem_addr(smem));
   const uint32_t c_stage = base + STAGES * Cfg::STAGE_BYTES;  // TMA-store staging (C_BYTES)
@@ -388,13 +394,13 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
           // peers' parts (multicast): the whole stage.
           pipe.producer_expect(st, Cfg::STAGE_BYTES);
           if constexpr (Cfg::CLUSTER_N == 1) {
-            ptx::tma_load_3d(a_tile(st.stage), &map_a, pipe.full(st.stage), kt * BK, m0, w.batch * p.z_step_a);
+            load_a<kMnMajorA, BM>(a_tile(st.stage), &map_a, pipe.full(st.stage), kt * BK, m0, w.batch * p.z_step_a);
           } else {  // rows [rn * BM / CLUSTER_N, ...) of the A tile, to the CTAs of this tile row
             constexpr int kRows = BM / Cfg::CLUSTER_N;
             ptx::tma_load_3d_multicast(a_tile(st.stage) + rn * kRows * kRowBytes, &map_a, pipe.full(st.stage), kt * BK,
                                        m0 + rn * kRows, w.batch * p.z_step_a, Cfg::a_mask(rm));
           }
-          load_b<L, BN, CLUSTER>(b_tile(st.stage), &map_b, pipe.full(st.stage), kt * BK, n0, w.batch * p.z_step_b,
+          load_b<LB, BN, CLUSTER>(b_tile(st.stage), &map_b, pipe.full(st.stage), kt * BK, n0, w.batch * p.z_step_b,
                                  rm, Cfg::b_mask(rn));
           st.advance();
         }
@@ -461,8 +467,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
         for (int kk = 0; kk < BK / 16; ++kk)
 #pragma unroll
           for (int mb = 0; mb < MB; ++mb)
-            wgmma<DT, BN, L>(acc[mb], desc_k_major(a_tile(st.stage), row0 + mb * 64, kk),
-                             desc_b<L>(b_tile(st.stage), kk));
+            wgmma<DT, BN, LB, kMnMajorA>(acc[mb], desc_a<kMnMajorA>(a_tile(st.stage), row0 + mb * 64, kk),
+                                         desc_b<LB>(b_tile(st.stage), kk));
         ptx::wgmma_commit_group();
         if (kt > kt_begin) {
           ptx::wgmma_wait_group<1>();  // slice kt-1 is done: free its slot
@@ -629,7 +635,12 @@ Status launch_ws(const GemmArgs& orig) {
   if constexpr (Cfg::SWAP_AB && !Cfg::CLUSTER_SPLIT) TCGEMM_TRY(transposed_reduce_fits(orig.M, orig.batch));
   CUtensorMap map_a, map_b, map_c = {};
   // A's box: the rows one CTA loads (BM, or its share with A multicast).
-  TCGEMM_TRY((encode_operands<Cfg::BM / Cfg::CLUSTER_N, Cfg::BN, Cfg::CLUSTER>(a, &map_a, &map_b)));
+  // Swapped, an NN problem's maps come from the caller's operands (its B
+  // read MN-major as A, its A as B).
+  if constexpr (Cfg::SWAP_AB && L == Layout::NN)
+    TCGEMM_TRY((encode_swapped_nn_operands<Cfg::BM, Cfg::BN>(orig, &map_a, &map_b)));
+  else
+    TCGEMM_TRY((encode_operands<Cfg::BM / Cfg::CLUSTER_N, Cfg::BN, Cfg::CLUSTER>(a, &map_a, &map_b)));
   if constexpr (Cfg::TMA_STORE) {
     tma::TensorMapParams pc;
     TCGEMM_TRY(tma::gemm_operand(a, tma::Operand::C, 64, 64, tma::Swizzle::b128, &pc));
@@ -690,31 +701,38 @@ Status launch_ws(const GemmArgs& orig) {
     if (!s.ok()) return release_workspace(s);
   }
   Status s = check_launch("ws_kernel");
-  if (s.ok() && !Cfg::CLUSTER_SPLIT && (p.splits > 1 || Cfg::SWAP_AB)) {
-    const ReduceParams r{p.partials,       p.ld_partials,   p.splits,   p.batches,
-                         static_cast<int>(orig.M), static_cast<int>(orig.N), p.partial_row0, p.C,
-                         orig.ldc,         p.stride_c,      p.ep,       Cfg::SWAP_AB};
-    s = launch_splitk_reduce<DT>(r, a.stream);
+  if constexpr (!Cfg::CLUSTER_SPLIT) {  // (the cluster split builds no reduction kernels)
+    if (s.ok() && (p.splits > 1 || Cfg::SWAP_AB)) {
+      const ReduceParams r{p.partials,       p.ld_partials,   p.splits,   p.batches,
+                           static_cast<int>(orig.M), static_cast<int>(orig.N), p.partial_row0, p.C,
+                           orig.ldc,         p.stride_c,      p.ep,       Cfg::SWAP_AB};
+      s = launch_splitk_reduce<DT>(r, a.stream);
+    }
   }
   return release_workspace(s);
 }
 
-template <class Cfg>
-Status launch_ws_variant(const GemmArgs& a) {
+// One layout's kernels (both element types): a translation unit that
+// calls this for one layout builds only that layout's instantiations.
+template <class Cfg, Layout L>
+Status launch_ws_layout(const GemmArgs& a) {
   if (a.accum != Accum::f32)
     return Status::Error(StatusCode::not_supported, "the sm90 kernels accumulate in f32 only");
+  if (a.layout != L) return Status::Error(StatusCode::not_supported, "these kernels were built for the other layout");
+  if (a.dtype == DType::f16) return launch_ws<Cfg, DType::f16, L>(a);
+  return launch_ws<Cfg, DType::bf16, L>(a);
+}
+
+template <class Cfg>
+Status launch_ws_variant(const GemmArgs& a) {
   if constexpr (Cfg::SWAP_AB) {
-    // TN only: the swapped problem of an NN one would need an MN-major A,
-    // which these kernels do not load (and NN instantiations are not built).
+    // TN here; the swapped NN problem (an MN-major A) is built apart, for the
+    // cluster split only (ws_swap_dsmem_nn.cu).
     if (a.layout != Layout::TN)
-      return Status::Error(StatusCode::not_supported, "swap-AB configurations take the TN layout only");
-    if (a.dtype == DType::f16) return launch_ws<Cfg, DType::f16, Layout::TN>(a);
-    return launch_ws<Cfg, DType::bf16, Layout::TN>(a);
+      return Status::Error(StatusCode::not_supported, "swap-AB configurations take the TN layout here");
+    return launch_ws_layout<Cfg, Layout::TN>(a);
   } else {
-    const bool tn = a.layout == Layout::TN;
-    if (a.dtype == DType::f16)
-      return tn ? launch_ws<Cfg, DType::f16, Layout::TN>(a) : launch_ws<Cfg, DType::f16, Layout::NN>(a);
-    return tn ? launch_ws<Cfg, DType::bf16, Layout::TN>(a) : launch_ws<Cfg, DType::bf16, Layout::NN>(a);
+    return a.layout == Layout::TN ? launch_ws_layout<Cfg, Layout::TN>(a) : launch_ws_layout<Cfg, Layout::NN>(a);
   }
 }
 

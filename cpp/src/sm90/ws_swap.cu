@@ -5,7 +5,14 @@
 
 namespace tcgemm::sm90 {
 
-Status launch_ws_splitk_swap(const GemmArgs& a) { return launch_swap<false>(a); }
-Status workspace_ws_splitk_swap(const GemmArgs& a, size_t* bytes) { return workspace_swap<false>(a, bytes); }
+// NN runs ws_splitk's kernel: the swapped NN problem is built for the cluster
+// split only (ws_swap_dsmem_nn.cu), which is ahead of these partials on every
+// TN decode row measured.
+Status launch_ws_splitk_swap(const GemmArgs& a) {
+  return a.layout == Layout::NN ? launch_ws_splitk(a) : launch_swap<false>(a);
+}
+Status workspace_ws_splitk_swap(const GemmArgs& a, size_t* bytes) {
+  return a.layout == Layout::NN ? workspace_ws_splitk(a, bytes) : workspace_swap<false>(a, bytes);
+}
 
 }  // namespace tcgemm::sm90

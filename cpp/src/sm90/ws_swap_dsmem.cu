@@ -8,12 +8,15 @@
 // (the portable cluster size). The weight's tile is 64 or 128 rows
 // (swap.cuh: swap_consumers), x's 16-128 wide; the stages (swap_by_width)
 // sit beside a BN x (BM + 4) fp32 buffer for the exchange and the
-// transposed store.
+// transposed store. NN problems (the weight read MN-major) are built in
+// ws_swap_dsmem_nn.cu, beside these.
 #include "sm90/swap.cuh"
 
 namespace tcgemm::sm90 {
 
-Status launch_ws_splitk_swap_dsmem(const GemmArgs& a) { return launch_swap<true, 0>(a); }
+Status launch_ws_splitk_swap_dsmem(const GemmArgs& a) {
+  return a.layout == Layout::NN ? launch_ws_splitk_swap_dsmem_nn(a) : launch_swap<true, 0>(a);
+}
 Status workspace_ws_splitk_swap_dsmem(const GemmArgs& a, size_t* bytes) { return workspace_swap<true, 0>(a, bytes); }
 
 }  // namespace tcgemm::sm90

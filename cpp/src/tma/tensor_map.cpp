@@ -169,6 +169,19 @@ Status gemm_operand_maps(const GemmArgs& a, int bm, int bn, int bk, int b_parts,
   return Status::Ok();
 }
 
+Status swapped_nn_operand_maps(const GemmArgs& a, int bm, int bn, int bk, Swizzle swizzle, GemmMaps* out) {
+  const int cols = swizzle_span_bytes(swizzle) / 2;  // elements per MN-major box row
+  if (a.layout != Layout::NN) return rule("the swapped NN maps take an NN problem");
+  if (cols == 0 || bm < 1 || bm % cols != 0 || bn < 1 || bk < 1)
+    return rule("swapped NN tile " + std::to_string(bm) + "x" + std::to_string(bn) + "x" + std::to_string(bk) +
+                " is not whole " + std::to_string(cols) + "-column boxes of a swizzled MN-major A");
+  GemmMaps m;
+  TCGEMM_TRY(gemm_operand(a, Operand::B, static_cast<uint32_t>(cols), static_cast<uint32_t>(bk), swizzle, &m.a));
+  TCGEMM_TRY(gemm_operand(a, Operand::A, static_cast<uint32_t>(bk), static_cast<uint32_t>(bn), swizzle, &m.b));
+  *out = m;
+  return Status::Ok();
+}
+
 std::string curesult_name(int code) {
   switch (code) {
     case 0: return "CUDA_SUCCESS";

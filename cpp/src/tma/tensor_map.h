@@ -91,6 +91,13 @@ struct GemmMaps {
 Status gemm_operand_maps(const GemmArgs& args, int bm, int bn, int bk, int b_parts, Swizzle swizzle,
                          GemmMaps* out);
 
+// The maps of the swapped NN problem, D^T = B^T A^T for x @ w with the
+// weight w stored K x N (args: the caller's NN problem): the swapped A is
+// the caller's B, MN-major, read in B NN's boxes {span / 2 columns, bk rows}
+// (a BM-row tile of it is BM / (span / 2) boxes); the swapped B is the
+// caller's A, K-major, boxes {bk, bn rows}. bm must be whole boxes.
+Status swapped_nn_operand_maps(const GemmArgs& args, int bm, int bn, int bk, Swizzle swizzle, GemmMaps* out);
+
 // A 2-D operand map made 3-D by a batch dimension (box 1 along it): dims
 // {inner, outer, batch}, the batch stride in bytes. A batch stride of 0 (the
 // same matrix for every batch) becomes a batch dimension of 1, so the kernel
