@@ -21,6 +21,9 @@
 #                    bench/launch_once.py SPEC... (see its docstring); NCU_ARGS adds sections/metrics
 #   timeout=SECONDS  the limit for the steps after it (default 240)
 #
+# ARGS of pytest, bench, user and profile are split as a shell would (Python's
+# shlex), so a quoted argument stays whole: "pytest=tests/python -n 8 -k 'swap and NN'".
+#
 # Example: bash bench/device.sh build=90a "pytest=-n 8 tests/python/test_call_path.py" \
 #            timeout=300 "user=--json $OUT/h200_user_path.json --md $OUT/h200_user_path.md"
 set -u
@@ -30,6 +33,8 @@ L=$OUT/logs
 mkdir -p "$L"
 T0=$(date +%s)
 el() { echo "[$(($(date +%s) - T0)) s]"; }
+# words ARGS: the step's arguments split with shell quoting, into the array `words`.
+words() { mapfile -t words < <(python3 -c 'import shlex, sys; sys.stdout.write("".join(w + "\n" for w in shlex.split(sys.argv[1])))' "$1"); }
 say() { echo "$*" | tee -a "$OUT/run.log"; }
 say "device.sh $(printf '%q ' "$@")"
 say "$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit --format=csv,noheader 2>&1)"
@@ -56,8 +61,8 @@ for step in "$@"; do
       say "$(el) ctest rc=$rc: $(grep -E 'tests passed|tests failed' "$log")"
       grep -E "Failed|FAIL" "$log" | head -5 ;;
     pytest)
-      # shellcheck disable=SC2086
-      timeout $limit python3 -m pytest -v -rs -p no:cacheprovider ${arg:-tests/python -n 8} > "$log" 2>&1
+      words "${arg:-tests/python -n 8}"
+      timeout $limit python3 -m pytest -v -rs -p no:cacheprovider "${words[@]}" > "$log" 2>&1
       rc=$?
       say "$(el) pytest ${arg:-tests/python -n 8}: rc=$rc: $(tail -1 "$log")"
       mapfile -t failed < <(grep -oE "(FAILED|ERROR) tests/python/[^ ]+" "$log" | awk '{print $2}' | sort -u)
@@ -79,15 +84,15 @@ for step in "$@"; do
     bench | user)
       extra=""
       [ "$name" = user ] && extra="--user-path"
-      # shellcheck disable=SC2086
-      (set -f; timeout $limit python3 -m tcgemm bench $extra $arg) > "$log" 2>&1
+      words "$arg"
+      timeout $limit python3 -m tcgemm bench $extra "${words[@]}" > "$log" 2>&1
       rc=$?  # before $(el) below, which would reset it
       say "$(el) $name $arg: rc=$rc"
       [ $rc -ne 0 ] && tail -5 "$log"
       grep -E "^(overhead|torch_|graph|numpy|host<->device)" "$log" | head -80 ;;
     profile)
-      # shellcheck disable=SC2086
-      (set -f; timeout $limit python3 bench/profile_calls.py $arg) > "$log" 2>&1
+      words "$arg"
+      timeout $limit python3 bench/profile_calls.py "${words[@]}" > "$log" 2>&1
       rc=$?  # before $(el) below, which would reset it
       say "$(el) profile $arg: rc=$rc"
       grep -vE "Warn|_warn_once" "$log" | head -80 ;;
