@@ -142,9 +142,6 @@ __device__ __forceinline__ void load_a(uint32_t tile, const CUtensorMap* map, ui
   else ptx::tma_load_3d(tile, map, bar, k0, m0, z);
 }
 
-// The operand maps of a kernel with a BM x BN tile: A boxes {64 k, BM rows};
-// B boxes TN {64 k, BN/parts rows}, NN {64 n, 64 k rows}. 128-byte swizzle,
-// zero fill outside the matrices.
 // The maps made 3-D by the batch (batch strides of A and B, in elements) and encoded.
 inline Status encode_batched(tma::GemmMaps maps, int64_t batch, int64_t stride_a, int64_t stride_b,
                              CUtensorMap* map_a, CUtensorMap* map_b) {
@@ -155,6 +152,9 @@ inline Status encode_batched(tma::GemmMaps maps, int64_t batch, int64_t stride_a
   return Status::Ok();
 }
 
+// The operand maps of a kernel with a BM x BN tile: A boxes {64 k, BM rows};
+// B boxes TN {64 k, BN/parts rows}, NN {64 n, 64 k rows}. 128-byte swizzle,
+// zero fill outside the matrices.
 template <int BM, int BN, int PARTS>
 Status encode_operands(const GemmArgs& a, CUtensorMap* map_a, CUtensorMap* map_b) {
   tma::GemmMaps maps;

@@ -330,6 +330,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
   // K x N weight (MN-major, wgmma's transpose-A) and its B is x (K-major).
   constexpr bool kMnMajorA = Cfg::SWAP_AB && L == Layout::NN;
   constexpr Layout LB = kMnMajorA ? Layout::TN : L;  // B's layout in shared memory
+  static_assert(!kMnMajorA || Cfg::CLUSTER_N == 1, "an MN-major A is loaded whole (load_a), never multicast");
   extern __shared__ __align__(1024) uint8_t smem[];
   const uint32_t base = align_1024(ptx::smem_addr(smem));
   const uint32_t c_stage = base + STAGES * Cfg::STAGE_BYTES;  // TMA-store staging (C_BYTES)
