@@ -76,10 +76,10 @@ Status launch_swap(const GemmArgs& a) {
       a, [&](auto cfg) { return launch_ws_layout<decltype(cfg), Layout::TN>(a); });
 }
 
-template <bool kClusterSplit, int kConsumers = 2>
+// The partials' workspace (the cluster split needs none).
+template <int kConsumers = 2>
 Status workspace_swap(const GemmArgs& a, size_t* bytes) {
-  return swap_dispatch<kClusterSplit, kConsumers>(
-      a, [&](auto cfg) { return ws_workspace_bytes<decltype(cfg)>(a, bytes); });
+  return swap_dispatch<false, kConsumers>(a, [&](auto cfg) { return ws_workspace_bytes<decltype(cfg)>(a, bytes); });
 }
 
 }  // namespace tcgemm::sm90

@@ -724,17 +724,12 @@ Status launch_ws_layout(const GemmArgs& a) {
   return launch_ws<Cfg, DType::bf16, L>(a);
 }
 
+// Both layouts. The swap's configurations are launched one layout at a time
+// (swap.cuh), so that each translation unit builds only its own.
 template <class Cfg>
 Status launch_ws_variant(const GemmArgs& a) {
-  if constexpr (Cfg::SWAP_AB) {
-    // TN here; the swapped NN problem (an MN-major A) is built apart, for the
-    // cluster split only (ws_swap_dsmem_nn.cu).
-    if (a.layout != Layout::TN)
-      return Status::Error(StatusCode::not_supported, "swap-AB configurations take the TN layout here");
-    return launch_ws_layout<Cfg, Layout::TN>(a);
-  } else {
-    return a.layout == Layout::TN ? launch_ws_layout<Cfg, Layout::TN>(a) : launch_ws_layout<Cfg, Layout::NN>(a);
-  }
+  static_assert(!Cfg::SWAP_AB, "swap-AB configurations: launch_ws_layout, per layout (swap.cuh)");
+  return a.layout == Layout::TN ? launch_ws_layout<Cfg, Layout::TN>(a) : launch_ws_layout<Cfg, Layout::NN>(a);
 }
 
 }  // namespace tcgemm::sm90

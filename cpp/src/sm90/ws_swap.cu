@@ -12,7 +12,7 @@ Status launch_ws_splitk_swap(const GemmArgs& a) {
   return a.layout == Layout::NN ? launch_ws_splitk(a) : launch_swap<false>(a);
 }
 Status workspace_ws_splitk_swap(const GemmArgs& a, size_t* bytes) {
-  return a.layout == Layout::NN ? workspace_ws_splitk(a, bytes) : workspace_swap<false>(a, bytes);
+  return a.layout == Layout::NN ? workspace_ws_splitk(a, bytes) : workspace_swap(a, bytes);
 }
 
 }  // namespace tcgemm::sm90

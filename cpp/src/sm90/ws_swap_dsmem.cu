@@ -17,6 +17,10 @@ namespace tcgemm::sm90 {
 Status launch_ws_splitk_swap_dsmem(const GemmArgs& a) {
   return a.layout == Layout::NN ? launch_ws_splitk_swap_dsmem_nn(a) : launch_swap<true, 0>(a);
 }
-Status workspace_ws_splitk_swap_dsmem(const GemmArgs& a, size_t* bytes) { return workspace_swap<true, 0>(a, bytes); }
+// None, for either layout: the slices meet in shared memory (no device query for it).
+Status workspace_ws_splitk_swap_dsmem(const GemmArgs&, size_t* bytes) {
+  *bytes = 0;
+  return Status::Ok();
+}
 
 }  // namespace tcgemm::sm90
