@@ -3,7 +3,7 @@
 Code, docs, tests and results state the rule, the figure and the result file it rests on; the
 history of how they came about lives in git and in CHANGELOG.md. This host test reads every tracked
 text file and fails, listing file:line, where one holds a process word (the word for a working
-period, a numbered run, what a machine was "lent") or a commit hash in prose.
+period, a numbered run, the verb for borrowing a machine) or a commit hash in prose.
 """
 import re
 import shutil
@@ -20,7 +20,7 @@ _WORDS = re.compile(r"\b" + "sess" + r"ions?\b" + "|" + r"\b" + "ru" + r"n [0-9]
 # A hex token of 7-40 characters holding both a letter and a digit: what an abbreviated or full
 # commit hash looks like (a decimal count or an English word is neither).
 _HASH = r"(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b"
-# In any text file: a hash introduced as one ("at 1b3ee14", "commit ...", "in ...", "branch ...").
+# In any text file: a hash introduced as one ("at <hash>", "commit <hash>", "in <hash>", "branch <hash>").
 _HASH_IN_PROSE = re.compile(r"\b(?:[Aa]t|[Cc]ommit|[Ii]n|[Bb]ranch) " + _HASH)
 # In Markdown also a hash in parentheses, "(a1b2c3d)" or "(a1b2c3d, ...)". A hash in a table cell of its
 # own (which library a result file measured) is a record, not prose, and is not matched.
