@@ -4,6 +4,7 @@
 #include <string>
 
 #include "check.h"
+#include "sm90/heuristics.h"
 #include "tcgemm/tcgemm.h"
 
 using namespace tcgemm;
