@@ -23,7 +23,7 @@ enum Feature : unsigned {
 };
 
 struct KernelInfo {
-  const char* name;         // stable: "sm89.mma_swz_x4.s3", "sm90.ws_persistent", ...
+  const char* name;         // stable: "<family>.<variant>", the family's name first
   const char* family;       // "sm89", "sm90", "sm100"
   const char* description;  // one line: the idea this variant adds over the previous one
   int arch;                 // compute capability it needs, e.g. 89, 90, 100
