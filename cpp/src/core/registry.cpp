@@ -11,9 +11,10 @@
 namespace tcgemm {
 
 // No iostreams in these paths: inside the Python module on the H200 machine,
-// formatting an int through std::ostringstream crashed in libstdc++'s
-// locale code (cuda-gdb backtrace: check_runnable -> ostream::_M_insert<long>
-// -> codecvt); plain string operations have no locale to get wrong.
+// formatting an int through std::ostringstream crashes in libstdc++'s locale
+// code (cuda-gdb backtrace check_runnable -> ostream::_M_insert<long> ->
+// codecvt: bench/results/logs/h200_kernels_segfault_gdb.txt, in git history);
+// plain string operations have no locale to get wrong.
 std::vector<int> built_ccs(std::initializer_list<const char*> family_targets) {
   std::vector<int> out;
   const std::string archs = built_archs();  // e.g. "89,90a,100a"
