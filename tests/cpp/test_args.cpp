@@ -4,6 +4,7 @@
 #include <string>
 
 #include "check.h"
+#include "sm90/heuristics.h"
 #include "tcgemm/tcgemm.h"
 
 using namespace tcgemm;
@@ -89,7 +90,8 @@ int main() {
     if (splitk) CHECK((splitk->workspace != nullptr) == (splitk->launch != nullptr));  // built: it sizes its partials
   }
 
-  // `auto`'s measured policy on an H200 (132 SMs), by shape class.
+  // `auto`'s measured policy on an H200 (132 SMs), by shape class (the rules
+  // and their figures: sm90/heuristics.cpp).
   {
     auto first = [](int64_t M, int64_t N, int64_t K, int split_k = 0, int64_t batch = 1) {
       GemmArgs a = good();
@@ -115,7 +117,7 @@ int main() {
     CHECK(first_tn(1, 8192, 8192) == "sm90.ws_splitk.swap.dsmem");
     CHECK(first_tn(64, 16896, 4096) == "sm90.ws_splitk.swap.dsmem");  // 132 swapped tiles
     CHECK(first_tn(64, 8192, 8192) == "sm90.ws_splitk.swap.dsmem");   // 64 tiles: at most 2 slices
-    CHECK(first_tn(48, 1000, 4104) == "sm90.ws_splitk.swap.dsmem");   // 16 tiles of 64 rows (thirteenth session)
+    CHECK(first_tn(48, 1000, 4104) == "sm90.ws_splitk.swap.dsmem");   // 16 tiles of 64 rows (h200_decode.md)
     CHECK(first_tn(64, 16897, 4096) == "sm90.ws_splitk");       // 133
     CHECK(first_tn(16, 28672, 4096) == "sm90.ws_splitk");
     // 65-128 rows against a wide weight: the cluster split (the swap's n128
@@ -132,16 +134,17 @@ int main() {
     CHECK(first(1000, 1000, 1000) == "sm90.ws_pingpong");
     CHECK(first(64, 8192, 512) == "sm90.ws_pingpong");     // too short to split
     CHECK(first(256, 4096, 4096) == "sm90.ws_pingpong");   // 64 square tiles, 64 k-tiles
-    // ... but 224 k-tiles: split K (ninth session, run 1: ws_splitk 1.10/1.14x,
-    // ws_mcast 1.07/1.16x, ws_mcast.n192 1.09/1.10x; ping-pong 0.93/0.95x).
+    // ... but 224 k-tiles: split K (h200_llm.md, 256 x 4096 x 14336 TN:
+    // ws_splitk 0.85-0.86x, ws_mcast 0.84-0.85x, ws_mcast.n192 0.85-0.86x;
+    // ping-pong 0.66-0.67x).
     CHECK(splits_k(first(256, 4096, 14336)));
     CHECK(splits_k(first(200, 4096, 14336)));
     CHECK(first(256, 4096, 14336, 1) == "sm90.ws_pingpong");
     CHECK(first(2048, 2048, 2048) == "sm90.ws_persistent"); // square tiles take two waves
     CHECK(first(512, 8192, 8192) == "sm90.ws_persistent");
-    // 4096^3 and up: multicast (GPU time, tenth session: 4096^3 ws_mcast
-    // 0.976x / 0.970x TN / NN, ws_persistent 0.967x / 0.973x; 16384^3
-    // ws_mcast 1.00-1.02x where ws_persistent made 0.96x).
+    // 4096^3 and up: multicast (h200.md: 4096^3 ws_mcast 0.97x, ws_persistent
+    // 0.97-0.98x; 16384^3 fp16 ws_mcast 0.97x / 1.00x TN / NN, ws_persistent
+    // 0.97x / 0.95x).
     CHECK(first(4096, 4096, 4096) == "sm90.ws_mcast");
     CHECK(first(16384, 16384, 16384) == "sm90.ws_mcast");
     CHECK(first(128, 8192, 8192, 1) == "sm90.ws_pingpong");   // split_k=1: never split
@@ -150,30 +153,30 @@ int main() {
     CHECK(first(256, 256, 256, 0, 128) == "sm90.ws_persistent");  // 128 batches: many tiles
     // The time model (sm90_costs) for shapes that fill the GPU: rows 16 bytes
     // into a 32-byte sector (K = 7000: 8 mod 16) send it to multicast, a last
-    // wave of 28 tiles to the split tail (ws_mcast's over cluster rows, measured
-    // ahead of ws_splitk's), 3 waves of 128x128 tiles beat 3 of
-    // 128x256 (266 tiles: the third wave 2 tiles).
+    // wave of 28 tiles to the split tail (ws_mcast's over cluster rows, ahead
+    // of ws_splitk's in the model: kSplitTailSpeed), 3 waves of 128x128 tiles
+    // beat 3 of 128x256 (266 tiles: the third wave 2 tiles).
     CHECK(first(3072, 5120, 7000).rfind("sm90.ws_mcast", 0) == 0);  // multicast, 256 or 192 wide
-    CHECK(first(3072, 5120, 6976).rfind("sm90.ws_mcast", 0) == 0);  // aligned too, since the GPU-time refit
+    CHECK(first(3072, 5120, 6976).rfind("sm90.ws_mcast", 0) == 0);  // aligned too: 0.96x (h200_pick_checks.md)
     CHECK(first(2504, 1904, 7136) == "sm90.ws_mcast");
-    CHECK(splits_k(first(2384, 1792, 4096)));  // ws_splitk 0.83-0.84x, ws_mcast 0.85x (h200_split_tail)
+    CHECK(splits_k(first(2384, 1792, 4096)));  // fp16 TN ws_splitk 0.81x, ws_mcast 0.78x (h200_split_tail.md)
     CHECK(first(2504, 1904, 7136, 1) != "sm90.ws_splitk");  // split_k=1: never split
     // NN with B rows of 1896 (8 mod 16): multicast, with its own split tail
-    // (the two are within 2% in the model; measured 0.85x / 0.84x cuBLAS TN).
+    // (the two are within 2% in the model; h200_split_tail.md, fp16 TN:
+    // ws_mcast 0.83x, ws_splitk 0.84x).
     CHECK(first(2504, 1896, 7136) == "sm90.ws_mcast");
     // Ping-pong's 30 tiles would leave more than 3/4 of the SMs idle: split K.
     CHECK(splits_k(first(600, 752, 4832)));
     CHECK(first(2360, 3440, 3424) == "sm90.ws_pingpong");
     CHECK(first(2384, 1792, 4184) == "sm90.ws_mcast");  // misaligned rows and a 1-tile last wave: its split tail
-    // 128x192 tiles where the 256-wide grid quantizes badly (ninth session,
-    // run 1, paired): 6280x808x3104 (808 columns: 3.2 wide tiles, 4.2 of
-    // 192) ws_splitk.n192 0.98x, ws_mcast.n192 1.03x, the 256-wide ones
-    // <= 0.88x; 1104x5528x6176 (198 wide tiles: 2 waves, the second 66)
-    // ws_splitk.n192 1.05x, the others <= 0.94x (TN, GPU time, tenth session:
-    // 0.91x, the others <= 0.82x; NN, launch-timed the one measured, now
-    // goes to 2x2 by 1% in the refitted model -- not yet measured in GPU
-    // time, bench/NOTES.md); 3576x640x7896 NN
-    // ws_splitk.n192 1.03x, the 256-wide ones <= 0.81x.
+    // 128x192 tiles where the 256-wide grid quantizes badly: 6280x808x3104
+    // fp16 TN (808 columns: 3.2 wide tiles, 4.2 of 192) ws_splitk.n192 0.71x,
+    // ws_mcast.n192 0.75x, the 256-wide ones <= 0.67x; 1104x5528x6176 bf16 TN
+    // (198 wide tiles: 2 waves, the second 66) ws_splitk.n192 0.92x, the
+    // others <= 0.83x (h200_random_aligned.md); NN it goes to 2x2 by 1% in
+    // the model (h200_pick_checks.md: 0.84x, the best of eight); 3576x640x7896
+    // fp16 NN ws_splitk.n192 0.89x, the pick (ws_mcast.n192) 0.69-0.72x, the
+    // 256-wide ones <= 0.79x (h200_random_aligned.md).
     auto n192 = [](const std::string& name) { return name.size() > 5 && name.substr(name.size() - 5) == ".n192"; };
     CHECK(n192(first(6280, 808, 3104)));
     CHECK(n192(first_tn(1104, 5528, 6176)));
@@ -182,10 +185,11 @@ int main() {
       a.M = 3576, a.N = 640, a.K = 7896, a.layout = Layout::NN;
       CHECK(n192(auto_preference(90, a, 132).front()));
       // 2x2 clusters where B's rows are misaligned and their 30-wide waves
-      // fit (run 2, bf16 NN: ws_mcast.2x2 1.02x, ws_mcast 0.96x).
+      // fit (h200_random_aligned.md, bf16 NN: ws_mcast.2x2 1.02x, ws_mcast 0.93x).
       a.M = 3328, a.N = 8024, a.K = 3096;
       CHECK(std::string(auto_preference(90, a, 132).front()) == "sm90.ws_mcast.2x2");
-      // ... but not on aligned squares: 8192^3 on 120 SMs 0.89-0.91x.
+      // ... but not on aligned squares: 8192^3 on 120 SMs 0.84-0.89x,
+      // ws_mcast 0.91-0.93x (h200.md).
       a.M = a.N = a.K = 8192;
       CHECK(std::string(auto_preference(90, a, 132).front()) != "sm90.ws_mcast.2x2");
     }

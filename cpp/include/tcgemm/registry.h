@@ -23,7 +23,7 @@ enum Feature : unsigned {
 };
 
 struct KernelInfo {
-  const char* name;         // stable: "sm89.mma_swz_x4.s3", "sm90.ws_persistent", ...
+  const char* name;         // stable: "<family>.<variant>", the family's name first
   const char* family;       // "sm89", "sm90", "sm100"
   const char* description;  // one line: the idea this variant adds over the previous one
   int arch;                 // compute capability it needs, e.g. 89, 90, 100
@@ -57,21 +57,9 @@ Status check_supports(const KernelInfo& k, const GemmArgs& args);
 const KernelInfo* pick_auto(const GemmArgs& args, Status* why);
 
 // The names `auto` tries first, in order, on a device of compute capability
-// `cc` with `sms` SMs (pure: the measured policy, host-tested). pick_auto
-// takes the first that is runnable and supports the arguments, else any.
+// `cc` with `sms` SMs: each family's measured order (its heuristics), the
+// newest family's first. Pure, host-tested. pick_auto takes the first that is
+// runnable and supports the arguments, else any.
 std::vector<const char*> auto_preference(int cc, const GemmArgs& args, int sms);
-
-// auto's time model for the Hopper kernels (registry.cpp says how it is
-// built): each kernel's estimated time in K tiles of a 128x256 tile on one
-// SM. The split-K configurations (splitk, mcast and the 128x192 ones) are
-// costed with the split plan their policy takes for the shape (a split
-// tail, every tile split, or none). Pure, host-tested.
-struct Sm90Costs {
-  bool misaligned = false;  // operand rows start 16 bytes into a 32-byte sector
-  double persistent = 0, mcast = 0, pingpong = 0, splitk = 0;
-  double splitk192 = 0, mcast192 = 0;  // sm90.ws_splitk.n192, sm90.ws_mcast.n192
-  double mcast2x2 = 0;                 // sm90.ws_mcast.2x2
-};
-Sm90Costs sm90_costs(const GemmArgs& args, int sms);
 
 }  // namespace tcgemm

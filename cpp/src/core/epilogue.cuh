@@ -4,8 +4,8 @@
 // One function per output pair, because every kernel's accumulator fragment
 // hands a thread two adjacent columns of one row (mma.sync / wgmma lanes hold
 // column pairs 2t, 2t+1; tcgen05.ld 32x32b gives a thread a whole row). The
-// kernels call it where they used to call Element::pack, so the epilogue adds
-// no pass over D. S is read only when beta != 0 (BLAS: with beta = 0, S may
+// kernels call it at the store, where the plain path packs the pair
+// (Element::pack), so the epilogue adds no pass over D. S is read only when beta != 0 (BLAS: with beta = 0, S may
 // hold NaN or be unset); reads are clipped to M x N, so edge tiles may call it
 // for pairs they will not store.
 #pragma once

@@ -50,8 +50,8 @@ TCGEMM_SM89_LADDER(TCGEMM_SM89_DECLARE)
 // double-buffer fragments (Config::FRAG_DBUF); it* use the address iterators,
 // *_sp spreads the next slice's copies over the k16 steps, *_u unrolls those
 // iterations by the stage count (Config::UNROLL_STAGES); the last five are
-// the early steps at other stage counts (registered as sm89.<step>.s4/.s5
-// until 2026-12-04; bench/NOTES.md's ladder table quotes the .s4 ones).
+// the early steps at other stage counts (bench/NOTES.md's Ada ladder table
+// quotes the .s4 ones).
 #define TCGEMM_SM89_TUNING(X)                                                        \
   X(0, b128x128k64_w2x4_s3_2, 128, 128, 64, 2, 4, 3, true, true, true, 2)            \
   X(0, b128x256k64_w2x4_s4_1, 128, 256, 64, 2, 4, 4, true, true, true, 1)            \
@@ -85,8 +85,8 @@ TCGEMM_SM89_LADDER(TCGEMM_SM89_DECLARE)
   X(8, wt64_s4, 128, 256, 32, 2, 4, 4, true, true, true, 1)
 // Warp-specialized candidates (mma_ws_gemm.cuh, compiled in tuning_ws.cu):
 // name, copy warps, then the Config as above.
-// Measured slower than mma_spread (bench/NOTES.md, fifth session), so not a
-// ladder step: 4 MMA warps per SM where mma_spread runs 8.
+// Slower than mma_spread (0.74-0.85x; mma_ws_gemm.cuh says where measured),
+// so not a ladder step: 4 MMA warps per SM where mma_spread runs 8.
 #define TCGEMM_SM89_TUNING_WS(X)                                          \
   X(ws_s4, 4, 128, 128, 64, 2, 2, 4, true, true, true, 1, true, true)     \
   X(ws_s6, 4, 128, 128, 64, 2, 2, 6, true, true, true, 1, true, true)     \

@@ -1,0 +1,220 @@
+// The Hopper family's `auto`: the order in which it tries its kernels on an
+// H100/H200, and the time model behind that order. Figures are ratios to
+// cuBLAS (torch) in GPU time from bench/results/ (vs_cublas: bf16 and fp16,
+// or the dtype named); docs/benchmarking.md, "How auto decides", is the long
+// form.
+#include <algorithm>
+#include <utility>
+
+#include "core/families.h"
+#include "sched/persistent.h"
+#include "sm90/heuristics.h"
+
+namespace tcgemm {
+
+// The time model for shapes whose 128x256 tiles fill the GPU, in K tiles of
+// a 128x256 tile on one SM (sched::schedule_cost): each configuration's
+// persistent schedule, scaled by its speed per element against
+// ws_persistent's and by what rows that start 16 bytes into a 32-byte sector
+// cost it. Such a row (a pitch of 8 mod 16 elements) makes every other TMA
+// box row touch an extra sector and split into more L2 requests: 3072x5120
+// bf16 TN at K = 7000 against K = 6976, ws_persistent 0.64x / 1.00x, ws_mcast
+// 0.94x / 0.98x (multicast halves B's requests), ws_pingpong 0.51x / 0.93x
+// (launch-timed; bench/results/logs/h200_runs_2026-12-04_session6.txt, in git
+// history). The pitch is taken to be the shape's (K for A and a K-major B, N
+// for a row-major B, rounded up to 8 as tcgemm's buffers are): plans are
+// cached per shape.
+Sm90Costs sm90_costs(const GemmArgs& a, int sms) {
+  Sm90Costs c;
+  const auto odd = [](int64_t cols) { return round_up(cols, 8) % 16 != 0; };
+  c.misaligned = odd(a.K) || (a.layout == Layout::TN ? false : odd(a.N));
+  const bool both = a.layout == Layout::TN && odd(a.K);  // A and B rows: the measured case
+  const double pen = c.misaligned ? (both ? 1.0 : 0.5) : 0.0;  // share of the measured loss
+  const int k_tiles = static_cast<int>(ceil_div(a.K, 64));
+  const int batch = static_cast<int>(a.batch);
+  const int tm = static_cast<int>(ceil_div(a.M, 128)), tn = static_cast<int>(ceil_div(a.N, 256));
+  // A kernel's time scale on misaligned rows: its speed there against its speed aligned.
+  const auto misaligned_scale = [&](double aligned, double misaligned) {
+    return 1.0 + pen * (aligned / misaligned - 1.0);
+  };
+  // The schedule's cost under the split policy (sched::choose_split_plan, as
+  // the split-K kernels apply it): a split tail, or every tile split, or 0
+  // where it does not split.
+  const auto split_cost = [&](sched::PersistentSchedule s, int workers) -> int64_t {
+    const sched::SplitPlan p = sched::choose_split_plan(0, s, k_tiles, workers);
+    if (a.split_k == 1 || p.splits < 2) return 0;
+    s.splits = p.splits, s.dp_rows = p.dp_rows;
+    return sched::schedule_cost(s, k_tiles, workers);
+  };
+  // A split-K kernel's cost: split where the policy splits, whole otherwise.
+  const auto policy_cost = [&](const sched::PersistentSchedule& s, int workers) -> double {
+    const int64_t split = split_cost(s, workers);
+    return static_cast<double>(split ? split : sched::schedule_cost(s, k_tiles, workers));
+  };
+  // Each configuration's speed per element against ws_persistent's, on
+  // aligned rows and on misaligned ones (where only B's rows are, NN with
+  // N = 8 mod 16, half the difference is charged): each configuration's
+  // measured time over its modelled time, relative to ws_persistent's on the
+  // same row, the median per class of row, fitted in GPU time on random
+  // seeds 11-14 and the llm preset with every configuration measured per row
+  // (bench/results/logs/h200_runs_2026-12-04_session10.txt). The committed
+  // files of those rows bear it out: over the rows of h200_random_aligned.md
+  // and h200_llm.md whose 128x256 tiles fill the GPU (56 aligned, 52
+  // misaligned) those medians under this model are 0.95-1.00 aligned (ping-
+  // pong 0.95, the rest 0.99-1.00) and 0.97-1.01 misaligned; over the seeds
+  // the fit never saw (h200_random_unseen.md, seeds 19-22, 27 / 55 rows)
+  // 0.99-1.00 and 0.97-1.03.
+  //   ping-pong: half a wide tile's work per tile, at 0.85 of the speed.
+  //   multicast: a cluster launch costs about kClusterCost K tiles more (its
+  //     fill and its two cluster barriers): behind on small shapes, ahead on
+  //     large ones. The cost, scanned over 0-5 K tiles on the fit's rows: the
+  //     picks' measured geomean 0.876-0.878, best at 5 (the same log).
+  //   128x192 tiles: 3/4 of a wide tile's work at 0.94 / 0.96 of their
+  //     128x256 counterparts' speed (a consumer's m64n192k16 reads 1/15 more
+  //     shared memory per MMA than m64n256k16; the epilogue's share grows).
+  //   2x2 clusters: per SM as fast as a lone CTA, but only 30 fit on the
+  //     H200 at once (120 of its 132 SMs: cudaOccupancyMaxActiveClusters in
+  //     the split-tail tests' plans on the device says 30-31; its GPCs' SM
+  //     counts are not multiples of 4), so they win only where 30-wide waves
+  //     fit better: 3328x8024x3096 bf16 NN (B's rows misaligned) ws_mcast.2x2
+  //     1.02x, ws_mcast 0.93x (h200_random_aligned.md); 8192^3 0.84-0.89x
+  //     against ws_mcast's 0.91-0.93x (h200.md).
+  struct Speed {
+    double aligned, misaligned;
+  };
+  constexpr Speed kWide{1.0, 0.64}, kMcast{1.023, 0.896}, kPingPong{0.85, 0.475};
+  constexpr Speed kSplitK192{0.944, 0.583}, kMcast192{0.987, 0.817}, kQuad{1.05, 0.943};
+  constexpr double kClusterCost = 5;
+  // ws_splitk's split tail (and full split) against ws_mcast's: where every
+  // SM streams its own A and B the partial sums and their reduction cost more
+  // than kPartialCost/kReduceCost say. Set launch-timed on four aligned shapes
+  // with a short last wave (ws_mcast 2-4% ahead where the counts put it 2-7%
+  // behind; bench/results/logs/h200_runs_2026-12-04_session7.txt, in git
+  // history). In GPU time h200_split_tail.md has ws_splitk level with or 1-4
+  // points ahead of ws_mcast on six of its seven aligned shapes (2384x1792x4096
+  // 0.81x / 0.78x, 2360x3440x3424 0.85x / 0.81x), ws_mcast ahead on
+  // 4056x3120x6640 (0.94x / 0.93x): the factor is due a re-fit in GPU time.
+  constexpr double kSplitTailSpeed = 0.92;
+  const auto time = [&](double cost, Speed s) { return cost / s.aligned * misaligned_scale(s.aligned, s.misaligned); };
+  const auto splitk_cost = [&](const sched::PersistentSchedule& s, int workers) -> double {
+    const int64_t split = split_cost(s, workers);
+    return split ? split / kSplitTailSpeed : static_cast<double>(sched::schedule_cost(s, k_tiles, workers));
+  };
+
+  const int tn192 = static_cast<int>(ceil_div(a.N, 192)), tn128 = static_cast<int>(ceil_div(a.N, 128));
+  const sched::PersistentSchedule wide{tm, tn, 8, 1, batch, 1};          // 128x256
+  const sched::PersistentSchedule pair{tm, tn, 8, 2, batch, 1};          // 128x256, 2x1 clusters
+  const sched::PersistentSchedule quad{tm, tn, 8, 2, batch, 1, 0, 2};    // 128x256, 2x2 clusters
+  const sched::PersistentSchedule square{tm, tn128, 8, 1, batch, 1};     // 128x128 (ping-pong)
+  const sched::PersistentSchedule wide192{tm, tn192, 8, 1, batch, 1};    // 128x192
+  const sched::PersistentSchedule pair192{tm, tn192, 8, 2, batch, 1};    // 128x192, 2x1 clusters
+  c.persistent = time(static_cast<double>(sched::schedule_cost(wide, k_tiles, sms)), kWide);
+  c.splitk = time(splitk_cost(wide, sms), kWide);
+  c.mcast = time(policy_cost(pair, sms / 2), kMcast) + kClusterCost;  // its split policy over cluster rows
+  c.mcast2x2 = time(policy_cost(quad, sms * 30 / 132), kQuad) + kClusterCost;
+  c.pingpong = time(sched::schedule_cost(square, k_tiles, sms) * 0.5, kPingPong);
+  c.splitk192 = time(splitk_cost(wide192, sms) * 0.75, kSplitK192);
+  c.mcast192 = time(policy_cost(pair192, sms / 2) * 0.75, kMcast192) + kClusterCost;
+  return c;
+}
+
+// Measured winners first.
+std::vector<const char*> sm90_preference(int cc, const GemmArgs& args, int sms) {
+  if (cc != 90) return {};
+  const int k_tiles = static_cast<int>(ceil_div(args.K, 64));
+  if (args.split_k > 1) return {"sm90.ws_splitk"};  // asked for by the caller
+  // Too few 128x256 tiles to fill the GPU (decode shapes, small squares).
+  // M <= 64 against wide weights: the split-K kernel's 64 x 256 tiles, when
+  // its policy splits (sched::choose_splits) or those tiles fill half the
+  // GPU unsplit. NN 16 x 8192 x 8192 fp16 ws_splitk 0.90x (ws_persistent
+  // 0.51x, ping-pong 0.57x), 64 x 8192 x 8192 0.75x (ping-pong 0.63x;
+  // h200_sweep.md); unsplit, TN 16 x 28672 x 4096 0.94-0.97x against the
+  // 128-row tiles' 0.75-0.78x, half of whose MMA rows are padding
+  // (h200_llm.md).
+  // With x @ w.T (TN), A and B swapped where the weight's 128-row tiles fit
+  // in one wave: the weight's rows fill wgmma's M and x's few rows its N
+  // (n16-n64), and a tile's K slices meet in a cluster's shared memory
+  // (ws_splitk.swap.dsmem: one kernel, no partials; 64-row tiles of the
+  // weight where those fit in one wave). h200_decode.md, ws_splitk /
+  // ws_splitk.swap / ws_splitk.swap.dsmem: 16 x 4096 x 4096 0.74-0.75x /
+  // 0.80-0.81x / 0.96-0.97x, 16 x 14336 x 4096 0.79-0.80x / 0.84-0.85x /
+  // 0.93-0.94x, 64 x 4096 x 4096 0.64-0.66x / 0.69-0.70x / 0.82-0.83x,
+  // 48 x 1000 x 4104 0.64x / 0.80x / 0.81-0.82x. One wave only: at 224
+  // swapped tiles (16 x 28672 x 4096) 0.94-0.98x / 0.88x / 0.93-0.95x.
+  const int64_t swap_tiles = ceil_div(args.N, 128) * args.batch;  // the weight's 128-row tiles
+  const bool swap = args.layout == Layout::TN && swap_tiles <= sms;
+  const std::vector<const char*> decode =
+      swap ? std::vector<const char*>{"sm90.ws_splitk.swap.dsmem", "sm90.ws_splitk.swap", "sm90.ws_splitk",
+                                      "sm90.ws_persistent"}
+           : std::vector<const char*>{"sm90.ws_splitk", "sm90.ws_persistent"};
+  const int64_t narrow_tiles = ceil_div(args.N, 256) * args.batch;
+  if (args.M <= 64 && args.split_k != 1 &&
+      (sched::choose_splits(args.split_k, narrow_tiles, k_tiles, sms) > 1 || narrow_tiles * 2 >= sms))
+    return decode;
+  // 65-128 rows against a weight at least 4096 wide whose 64-row tiles fit
+  // in one wave, K at least two slices of 16 K tiles: the cluster split, x's
+  // rows as wgmma's N (TN: the swap, n128) or the weight's columns in
+  // 128x128 tiles (NN: ws_splitk.dsmem, where two slices of each fit in one
+  // round). h200_m128.md: TN 128 x 4096 x 4096 0.84x (ping-pong 0.63x,
+  // ws_splitk.n192 0.67-0.68x), 128 x 4096 x 14336 0.95-0.96x (0.52-0.53x,
+  // 0.82x), 128 x 8192 x 8192 0.88-0.89x (ping-pong 0.81-0.83x); NN 128 x
+  // 8192 x 8192 0.85-0.86x (0.82x), 128 x 4096 x 14336 0.84-0.85x
+  // (ws_splitk.n192 0.81x), 128 x 6144 x 4096 0.74-0.76x (0.71-0.73x); at 96
+  // rows NN 0.69-0.73x, behind ws_splitk.n192's 0.74-0.78x. Not where the
+  // 64-row tiles take two waves (128 x 14336 x 4096: ping-pong 0.95-0.98x,
+  // the swap 0.87x), nor on narrow weights (100 x 3000 x 5000 TN: 0.61x
+  // against ws_mcast.n192's 0.64x, launch-timed;
+  // bench/results/logs/h200_runs_2026-12-04_session13.txt).
+  const bool deep = k_tiles >= 2 * sched::kMinSliceKTiles;
+  if (args.M > 64 && args.M <= 128 && args.split_k != 1 && args.N >= 4096 && deep) {
+    if (args.layout == Layout::TN && sched::cluster_split_tile_rows(args.N, args.batch, sms) == 64)
+      return {"sm90.ws_splitk.swap.dsmem", "sm90.ws_pingpong"};
+    if (args.layout == Layout::NN && ceil_div(args.N, 128) * args.batch * 2 <= sms)
+      return {"sm90.ws_splitk.dsmem", "sm90.ws_pingpong"};
+  }
+  // Otherwise, while even the 128x128 tiles fit in one wave, the ping-pong
+  // kernel's tiles put twice the CTAs to work: 1000^3 fp16 0.74-0.77x
+  // (ws_persistent 0.56-0.57x; h200_sweep.md), 128 x 14336 x 4096 0.95-0.98x
+  // (h200_m128.md). Once they take two waves the 128x256 tiles are as fast
+  // or faster: 2048^3 ws_persistent 0.94-0.95x, ping-pong 0.92x; 512 x 8192
+  // x 8192 1.00x / 0.92-0.93x (h200_sweep.md).
+  const Sm90Costs c = sm90_costs(args, sms);
+  const int64_t wide_tiles = ceil_div(args.M, 128) * ceil_div(args.N, 256) * args.batch;
+  const int64_t square_tiles = ceil_div(args.M, 128) * ceil_div(args.N, 128) * args.batch;
+  // But where even those would leave more than 3/4 of the SMs idle and the
+  // decode policy splits, split K: 600 x 752 x 4832 fp16 TN (30 square
+  // tiles) ping-pong 0.48x, ws_splitk 0.53x, the pick (ws_splitk.n192)
+  // 0.60x (h200_split_tail.md). So too where they would leave half the SMs
+  // idle over a long K of 192 K tiles or more: 256 x 4096 x 14336 TN (64
+  // square tiles of 224 K tiles) ping-pong 0.66-0.67x, ws_splitk 0.85-0.86x
+  // (h200_llm.md).
+  const bool splits = sched::choose_splits(args.split_k, wide_tiles, k_tiles, sms) > 1;
+  const bool few = splits && (square_tiles * 4 < sms || (square_tiles * 2 <= sms && k_tiles >= 192));
+  if (wide_tiles < sms && square_tiles <= sms && !c.misaligned && !few)
+    return {"sm90.ws_pingpong", "sm90.ws_persistent"};
+  // M <= 64 that the rule above left to split: the 64-row split-K tiles.
+  if (splits && args.M <= 64) return decode;
+  // The cheapest in the time model (sm90_costs); where the decode policy
+  // splits every 128x256 tile, only among the split-K configurations, each
+  // with its own split plan: 448 x 312 x 3952 bf16 TN ws_splitk 0.46x, the
+  // pick (ws_splitk.n192) 0.54x; 424 x 3944 x 3952 fp16 NN ws_splitk 0.56x,
+  // the pick (ws_mcast) 0.65x, ws_splitk.n192 0.77x (h200_random_aligned.md).
+  // Picks of the model: 3072 x 5120 x 6976 bf16 ws_mcast.n192 0.96x (the best
+  // of eight within 0.01); 2304 x 2816 x 4096 bf16 (396 square tiles, three
+  // waves exactly) ping-pong 0.93-0.95x against <= 0.83x for the others
+  // (h200_pick_checks.md).
+  std::vector<std::pair<double, const char*>> by_cost = {{c.splitk, "sm90.ws_splitk"},
+                                                         {c.mcast, "sm90.ws_mcast"},
+                                                         {c.splitk192, "sm90.ws_splitk.n192"},
+                                                         {c.mcast192, "sm90.ws_mcast.n192"},
+                                                         {c.mcast2x2, "sm90.ws_mcast.2x2"}};
+  if (!splits) by_cost.insert(by_cost.begin(), {{c.persistent, "sm90.ws_persistent"}, {c.pingpong, "sm90.ws_pingpong"}});
+  std::stable_sort(by_cost.begin(), by_cost.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<const char*> v;
+  for (const auto& e : by_cost) v.push_back(e.second);
+  if (splits) v.push_back("sm90.ws_persistent");
+  return v;
+}
+
+}  // namespace tcgemm
