@@ -314,3 +314,49 @@ def test_commit_outside_a_checkout_comes_from_the_environment(tmp_path, monkeypa
     assert source_commit(tmp_path)[1] is True
     monkeypatch.setenv("TCGEMM_COMMIT_DIRTY", "0")
     assert source_commit(tmp_path)[1] is False
+
+
+def test_regenerate_parts_name_their_files_and_fit_the_device_limit(tmp_path):
+    """bench/regenerate.sh (DRY_RUN=1: the device.sh command line it would run): each part writes
+    its own file, the set is at most 8 JSON files, and each documented command's step limits
+    (a build included, as on a fresh machine) add up to less than the device's 10 minutes."""
+    import pathlib
+    import re
+    import shlex
+    import shutil
+    import subprocess
+
+    if shutil.which("bash") is None:
+        pytest.skip("needs bash")
+    root = pathlib.Path(__file__).resolve().parents[2]
+    script = root / "bench" / "regenerate.sh"
+
+    def steps(*parts):
+        env = dict(os.environ, DRY_RUN="1", OUT=str(tmp_path / "out"), RESULTS=str(tmp_path / "res"))
+        r = subprocess.run(["bash", str(script), *parts], cwd=root, env=env, capture_output=True, text=True,
+                           timeout=60)
+        assert r.returncode == 0, r.stderr
+        words = shlex.split(r.stdout.strip().splitlines()[-1])
+        assert words[:2] == ["bash", "bench/device.sh"]
+        return words[2:]
+
+    files = {}
+    for part in ("squares", "random", "ragged", "decode", "llm", "split_tail", "features", "user_path"):
+        s = steps("build", part)
+        assert s[:2] == ["timeout=200", "build=90a"] and s[2].startswith("timeout=")
+        assert s[3].startswith(("bench=", "user=")) and len(s) == 4
+        json_out = re.search(r"--json (\S+)", s[3]).group(1)
+        assert re.search(r"--md (\S+)", s[3]).group(1) == json_out[:-len(".json")] + ".md"
+        files[part] = pathlib.Path(json_out).name
+    assert files["squares"] == "h200_squares.json" and files["user_path"] == "h200_user_path.json"
+    assert len(set(files.values())) == len(files) <= 8
+    assert "--seed 41 42 43" in " ".join(steps("random")) and "--layouts TN NN" in " ".join(steps("llm"))
+    groups = (["build", "squares"], ["build", "random", "decode"], ["build", "llm"], ["build", "ragged", "split_tail"],
+              ["build", "features", "user_path"])
+    assert sorted(p for g in groups for p in g if p != "build") == sorted(files)  # every part in one command
+    for group in groups:
+        limits = [int(w.split("=")[1]) for w in steps(*group) if w.startswith("timeout=")]
+        assert sum(limits) < 600, (group, limits)
+    bad = subprocess.run(["bash", str(script), "nope"], cwd=root, capture_output=True, text=True, timeout=60,
+                         env=dict(os.environ, DRY_RUN="1", OUT=str(tmp_path / "out"), RESULTS=str(tmp_path / "res")))
+    assert bad.returncode == 2 and "unknown part 'nope'" in bad.stdout
