@@ -292,6 +292,10 @@ def test_result_header_without_torch_names_what_is_missing(monkeypatch):
         assert p["gpu"] and p["gpu_cc"] and "gpu" not in p["missing"]
     for f in pv.FIELDS:  # each field read, or said why not
         assert p[f] is not None or f in p["missing"], f
+    import types  # torch present (the module the cuBLAS backend holds): its versions, and cuBLAS's or why not
+    q = pv.provenance(torch=types.SimpleNamespace(__version__="9.9.9", version=types.SimpleNamespace(cuda="12.8")))
+    assert q["torch"] == "9.9.9" and q["torch_cuda"] == "12.8" and not {"torch", "torch_cuda"} & set(q["missing"])
+    assert (q["cublas"] is None) == ("cublas" in q["missing"])
     env = environment(NativeBackend())  # what the harness writes into every result file
     assert {"commit", "commit_dirty", "build_archs", "driver_version", "cuda_runtime", "torch", "cublas",
             "missing"} <= set(env)

@@ -81,13 +81,13 @@ def cublas_version():
     candidates += ["libcublas.so", "libcublas.so.13", "libcublas.so.12"]
     for c in candidates:
         try:
-            lib = ctypes.CDLL(c)
-        except OSError:
+            get = ctypes.CDLL(c).cublasGetProperty
+        except (OSError, AttributeError):
             continue
         parts = []
         for prop in (0, 1, 2):  # MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL
             v = ctypes.c_int(0)
-            if lib.cublasGetProperty(prop, ctypes.byref(v)) != 0:
+            if get(prop, ctypes.byref(v)) != 0:
                 break
             parts.append(v.value)
         if len(parts) == 3:
@@ -154,8 +154,8 @@ def provenance_markdown(env) -> list:
     lines = [f"- commit: {sha}{tree}",
              f"- build: tcgemm {env.get('tcgemm_version')} for {', '.join(env.get('build_archs') or []) or 'no arch'}, "
              f"CUDA runtime {env.get('cuda_runtime')}",
-             f"- GPU: {env.get('gpu')} (sm_{env.get('gpu_cc')}, {env.get('sm_count')} SMs), driver "
-             f"{env.get('driver_version')} (CUDA {env.get('driver_cuda_version')})",
+             (f"- GPU: {env.get('gpu')} (sm_{env.get('gpu_cc')}, {env.get('sm_count')} SMs)" if env.get("gpu")
+              else "- GPU: none found") + f", driver {env.get('driver_version')} (CUDA {env.get('driver_cuda_version')})",
              f"- torch {env.get('torch')} (CUDA {env.get('torch_cuda')}), cuBLAS {env.get('cublas')}; "
              f"Python {env.get('python')}, NumPy {env.get('numpy')}"]
     if env.get("missing"):
