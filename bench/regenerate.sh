@@ -32,9 +32,10 @@ cd "$(dirname "$0")/.."
 export OUT
 R=${RESULTS:-bench/results}
 mkdir -p "$R"
-if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$PWD" ] && sha=$(git rev-parse HEAD 2>/dev/null); then
+# Dirty: changes outside bench/results/ (where the parts write).
+if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ] && sha=$(git rev-parse HEAD 2>/dev/null); then
   export TCGEMM_COMMIT=$sha
-  TCGEMM_COMMIT_DIRTY=$([ -n "$(git status --porcelain 2>/dev/null)" ] && echo 1 || echo 0)
+  TCGEMM_COMMIT_DIRTY=$([ -n "$(git status --porcelain -- . ':(exclude)bench/results' 2>/dev/null)" ] && echo 1 || echo 0)
   export TCGEMM_COMMIT_DIRTY
 elif [ -z "${TCGEMM_COMMIT:-}" ]; then
   echo "regenerate.sh: not a git checkout and TCGEMM_COMMIT unset: the files will record the commit as unknown" >&2

@@ -28,7 +28,8 @@ def _git(*args, cwd):
 
 def source_commit(repo=None):
     """(sha, dirty, why_not): git rev-parse HEAD and `git status --porcelain`
-    (untracked files count as dirty) in the repository holding this package,
+    (untracked files count as dirty; bench/results/, where results are
+    written, does not) in the repository holding this package,
     else TCGEMM_COMMIT / TCGEMM_COMMIT_DIRTY (set by whoever copied the tree
     to a machine without its .git: bench/regenerate.sh's caller)."""
     here = pathlib.Path(__file__).resolve()
@@ -41,7 +42,8 @@ def source_commit(repo=None):
             and (pathlib.Path(top.stdout.strip()) / "python/tcgemm/bench/provenance.py").resolve() == here
         head = _git("rev-parse", "HEAD", cwd=repo) if mine else None
         if head is not None and head.returncode == 0 and head.stdout.strip():
-            status = _git("status", "--porcelain", cwd=repo)
+            # the results a run writes do not make the source dirty
+            status = _git("status", "--porcelain", "--", ".", ":(exclude)bench/results", cwd=top.stdout.strip())
             return head.stdout.strip(), bool(status.stdout.strip()) if status.returncode == 0 else None, None
     except (OSError, subprocess.SubprocessError) as e:
         why = f"git: {e}"
