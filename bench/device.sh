@@ -9,6 +9,8 @@
 #   build=ARCHS      pip install the package for TCGEMM_CUDA_ARCHS=ARCHS (default 90a;100a)
 #   ctest            the C++ suites (GPU tests included)
 #   pytest=ARGS      python -m pytest ARGS (default: tests/python -n 8); failures re-run serially
+#                    (ctest and pytest run the exhaustive sweep: TCGEMM_TEST_EXHAUSTIVE=1 unless the
+#                    caller sets it, e.g. TCGEMM_TEST_EXHAUSTIVE=0 for the default representative set)
 #   sanitize=KERNEL  compute-sanitizer's four tools over the kernels matching KERNEL (tests/sanitize.sh)
 #   sass             the sm_100a SASS counts check (tests/sass/check_sass.py)
 #   bench=ARGS       python -m tcgemm bench ARGS (add --json $OUT/x.json --md $OUT/x.md to keep results)
@@ -28,6 +30,8 @@
 #            timeout=300 "user=--json $OUT/h200_user_path.json --md $OUT/h200_user_path.md"
 set -u
 export PYTHONUNBUFFERED=1 CMAKE_BUILD_PARALLEL_LEVEL=$(nproc)
+# The device's test steps are the full ones: every case of every suite.
+export TCGEMM_TEST_EXHAUSTIVE=${TCGEMM_TEST_EXHAUSTIVE:-1}
 : "${OUT:?set OUT to the folder that comes back}"
 L=$OUT/logs
 mkdir -p "$L"
@@ -38,7 +42,7 @@ words() { mapfile -t words < <(python3 -c 'import shlex, sys; sys.stdout.write("
 say() { echo "$*" | tee -a "$OUT/run.log"; }
 say "device.sh $(printf '%q ' "$@")"
 say "$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit --format=csv,noheader 2>&1)"
-say "$(nvcc --version | tail -1); $(python3 -c 'import torch; print("torch", torch.__version__)' 2>&1 | tail -1)"
+say "$(nvcc --version | tail -1); $(python3 -c 'import torch; print("torch", torch.__version__)' 2>&1 | tail -1); TCGEMM_TEST_EXHAUSTIVE=$TCGEMM_TEST_EXHAUSTIVE"
 limit=240
 n=0
 for step in "$@"; do

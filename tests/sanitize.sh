@@ -5,7 +5,9 @@
 # Prints one summary line per tool; exits non-zero if any tool reports an error.
 set -uo pipefail
 BUILD=${1:-build}
-export TCGEMM_TEST_QUICK=1
+# QUICK: small odd shapes (and one multi-tile one); EXHAUSTIVE: every one of
+# them on every (dtype, accumulator, layout) of every kernel.
+export TCGEMM_TEST_QUICK=1 TCGEMM_TEST_EXHAUSTIVE=1
 [ -n "${2:-}" ] && export TCGEMM_TEST_KERNELS="$2"
 status=0
 for tool in memcheck racecheck synccheck initcheck; do

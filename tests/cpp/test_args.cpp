@@ -48,6 +48,7 @@ int main() {
   // Registry: unique names, every family's ladder present, fields sane.
   std::set<std::string> names;
   for (const auto& k : kernels()) {
+    SCOPED_CASE("%s", k.name);
     CHECK_MSG(names.insert(k.name).second, "duplicate kernel name %s", k.name);
     CHECK(k.tile_m > 0 && k.tile_n > 0 && k.tile_k > 0 && k.stages >= 1);
     CHECK(k.dtypes != 0 && k.layouts != 0 && k.accums != 0);

@@ -1,14 +1,21 @@
 // Every runnable registry entry against a float64 CPU reference: fresh random
 // data, poisoned outputs, odd shapes, NN and TN, both dtypes and accumulators.
 // Skips (exit 77) with a message when there is no CUDA device.
+//
+// By default a representative set (see main); TCGEMM_TEST_EXHAUSTIVE=1 runs
+// every shape and fused case on every (dtype, accumulator, layout) of every
+// kernel. A failing check names its case: kernel, dtype, layout, accumulator,
+// MxNxK, batch, epilogue.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "check.h"
@@ -28,7 +35,46 @@ static float from_bits(uint16_t b, DType d) {
 
 struct Case { int64_t M, N, K; };
 
+// Sums over (m, n) of (got - ref)^2 and ref^2, and the count of non-finite
+// outputs, where ref(m, n) = finish(m, n, sum_k a[m, k] * bt[n, k]) in
+// float64 (bt: B as N x K rows) and got(m, n) is the output's element. Rows
+// are split over the host's threads; each row's sums are kept apart and
+// added in row order (the same result whatever the thread count).
+template <class Finish, class Got>
+static void compare_rows(int64_t M, int64_t N, int64_t K, const double* a, const double* bt, Finish finish, Got got_at,
+                         double* num, double* den, int64_t* bad) {
+  std::vector<double> rn(M), rd(M);
+  std::vector<int64_t> rb(M);
+  auto rows = [&](int64_t m0, int64_t m1) {
+    for (int64_t m = m0; m < m1; ++m) {
+      double n2 = 0, d2 = 0;
+      int64_t b = 0;
+      for (int64_t n = 0; n < N; ++n) {
+        double dot = 0;
+        const double *x = a + m * K, *y = bt + n * K;
+        for (int64_t kk = 0; kk < K; ++kk) dot += x[kk] * y[kk];
+        const double ref = finish(m, n, dot), got = got_at(m, n);
+        if (!std::isfinite(got)) ++b;
+        n2 += (got - ref) * (got - ref), d2 += ref * ref;
+      }
+      rn[m] = n2, rd[m] = d2, rb[m] = b;
+    }
+  };
+  const int64_t threads = std::min<int64_t>(std::max(1u, std::thread::hardware_concurrency()), M);
+  if (threads <= 1 || M * N * K < (int64_t(1) << 22)) {
+    rows(0, M);
+  } else {
+    std::vector<std::thread> pool;
+    for (int64_t t = 0; t < threads; ++t) pool.emplace_back(rows, M * t / threads, M * (t + 1) / threads);
+    for (auto& th : pool) th.join();
+  }
+  *num = 0, *den = 0, *bad = 0;
+  for (int64_t m = 0; m < M; ++m) *num += rn[m], *den += rd[m], *bad += rb[m];
+}
+
 static bool run_case(const KernelInfo& k, const Case& c, DType dt, Layout lay, Accum acc, std::mt19937& rng) {
+  SCOPED_CASE("%s %s acc=%s %lldx%lldx%lld batch=1 epilogue=none", to_string(dt), to_string(lay), to_string(acc),
+              (long long)c.M, (long long)c.N, (long long)c.K);
   std::uniform_real_distribution<float> U(-1.f, 1.f);
   const int64_t brows = lay == Layout::NN ? c.K : c.N, bcols = lay == Layout::NN ? c.N : c.K;
   std::vector<uint16_t> ha(c.M * c.K), hb(brows * bcols), hc(c.M * c.N);
@@ -48,27 +94,22 @@ static bool run_case(const KernelInfo& k, const Case& c, DType dt, Layout lay, A
   if (s.ok()) s = gemm(g, k.name);
   if (s.ok()) s = cuda_status(cudaDeviceSynchronize(), "kernel execution");
   if (s.ok()) s = C.download(hc.data(), c.N * 2);
-  CHECK_MSG(s.ok(), "%s: %s", k.name, s.message.c_str());
+  CHECK_MSG(s.ok(), "%s", s.message.c_str());
   if (!s.ok()) return false;
+  std::vector<double> fbt(fb.size());  // B as N x K rows
+  for (int64_t n = 0; n < c.N; ++n)
+    for (int64_t kk = 0; kk < c.K; ++kk) fbt[n * c.K + kk] = lay == Layout::NN ? fb[kk * c.N + n] : fb[n * c.K + kk];
   double num = 0, den = 0;
   int64_t bad = 0;
-  for (int64_t m = 0; m < c.M; ++m)
-    for (int64_t n = 0; n < c.N; ++n) {
-      double ref = 0;
-      for (int64_t kk = 0; kk < c.K; ++kk)
-        ref += fa[m * c.K + kk] * (lay == Layout::NN ? fb[kk * c.N + n] : fb[n * c.K + kk]);
-      const double got = from_bits(hc[m * c.N + n], dt);
-      if (!std::isfinite(got)) ++bad;
-      num += (got - ref) * (got - ref), den += ref * ref;
-    }
+  compare_rows(
+      c.M, c.N, c.K, fa.data(), fbt.data(), [](int64_t, int64_t, double dot) { return dot; },
+      [&](int64_t m, int64_t n) { return double(from_bits(hc[m * c.N + n], dt)); }, &num, &den, &bad);
   const double rel = std::sqrt(num / (den > 0 ? den : 1));
   // fp32 accumulation: output rounding dominates (2^-11 fp16, 2^-8 bf16).
   // fp16 accumulation: error grows ~sqrt(K) ulps; bound stated for K <= 1000.
   const double bound = acc == Accum::f16 ? 1e-2 : (dt == DType::bf16 ? 8e-3 : 2e-3);
   const bool ok = bad == 0 && rel < bound;
-  CHECK_MSG(ok, "%s %s %s acc=%s M=%lld N=%lld K=%lld: rel err %.3g (bound %.1g), %lld unwritten/non-finite",
-            k.name, to_string(dt), to_string(lay), to_string(acc), (long long)c.M, (long long)c.N, (long long)c.K,
-            rel, bound, (long long)bad);
+  CHECK_MSG(ok, "rel err %.3g (bound %.1g), %lld unwritten/non-finite", rel, bound, (long long)bad);
   return ok;
 }
 
@@ -82,6 +123,10 @@ static bool run_case(const KernelInfo& k, const Case& c, DType dt, Layout lay, A
 static bool run_fused_case(const KernelInfo& k, DType dt, Layout lay, std::mt19937& rng, bool linear) {
   const bool batched = k.features & kBatched, fused = k.features & kEpilogue;
   const int64_t M = linear ? 1100 : 129, N = linear ? 2000 : 131, K = linear ? 40 : 200, batch = batched ? 2 : 1;
+  const int split_k = (k.features & kSplitK) && !linear ? 3 : 1;  // linear: the unsplit kernel's own epilogue
+  SCOPED_CASE("%s %s acc=f32 %lldx%lldx%lld batch=%lld epilogue=%s split_k=%d", to_string(dt), to_string(lay),
+              (long long)M, (long long)N, (long long)K, (long long)batch,
+              !fused ? "none" : linear ? "gelu(0.5 AB + f32 bias)" : "gelu(0.5 AB - S + f32 bias)", split_k);
   std::uniform_real_distribution<float> U(-1.f, 1.f);
   const int64_t brows = lay == Layout::NN ? K : N, bcols = lay == Layout::NN ? N : K;
   std::vector<uint16_t> ha(batch * M * K), hb(batch * brows * bcols), hs(batch * M * N), hc(batch * M * N);
@@ -114,36 +159,40 @@ static bool run_fused_case(const KernelInfo& k, DType dt, Layout lay, std::mt199
     }
     g.epilogue.bias_type = BiasType::f32, g.epilogue.act = Activation::gelu;
   }
-  if (k.features & kSplitK) g.split_k = linear ? 1 : 3;  // linear: the unsplit kernel's own epilogue
+  if (k.features & kSplitK) g.split_k = split_k;
   if (s.ok()) s = gemm(g, k.name);
   if (s.ok()) s = cuda_status(cudaDeviceSynchronize(), "kernel execution");
   if (s.ok()) s = C.download(hc.data(), N * 2);
-  CHECK_MSG(s.ok(), "%s fused case: %s", k.name, s.message.c_str());
+  CHECK_MSG(s.ok(), "%s", s.message.c_str());
   if (!s.ok()) return false;
   double num = 0, den = 0;
   int64_t bad = 0;
-  for (int64_t b = 0; b < batch; ++b)
-    for (int64_t m = 0; m < M; ++m)
-      for (int64_t n = 0; n < N; ++n) {
-        double x = 0;
-        for (int64_t kk = 0; kk < K; ++kk)
-          x += double(from_bits(ha[(b * M + m) * K + kk], dt)) *
-               from_bits(lay == Layout::NN ? hb[(b * K + kk) * N + n] : hb[(b * N + n) * K + kk], dt);
-        if (fused) {
-          x = 0.5 * x - (linear ? 0.0 : from_bits(hs[(b * M + m) * N + n], dt)) + bias[n];
-          x = 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
-        }
-        const double got = from_bits(hc[(b * M + m) * N + n], dt);
-        if (!std::isfinite(got)) ++bad;
-        num += (got - x) * (got - x), den += x * x;
-      }
+  std::vector<double> fa(M * K), fbt(N * K);
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t i = 0; i < M * K; ++i) fa[i] = from_bits(ha[b * M * K + i], dt);
+    for (int64_t n = 0; n < N; ++n)  // B as N x K rows
+      for (int64_t kk = 0; kk < K; ++kk)
+        fbt[n * K + kk] = from_bits(lay == Layout::NN ? hb[(b * K + kk) * N + n] : hb[(b * N + n) * K + kk], dt);
+    const auto finish = [&](int64_t m, int64_t n, double x) {
+      if (!fused) return x;
+      x = 0.5 * x - (linear ? 0.0 : from_bits(hs[(b * M + m) * N + n], dt)) + bias[n];
+      return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+    };
+    double bn = 0, bd = 0;
+    int64_t bb = 0;
+    compare_rows(
+        M, N, K, fa.data(), fbt.data(), finish,
+        [&](int64_t m, int64_t n) { return double(from_bits(hc[(b * M + m) * N + n], dt)); }, &bn, &bd, &bb);
+    num += bn, den += bd, bad += bb;
+  }
   const double rel = std::sqrt(num / (den > 0 ? den : 1)), bound = dt == DType::bf16 ? 8e-3 : 2e-3;
   const bool ok = bad == 0 && rel < bound;
-  CHECK_MSG(ok, "%s fused case%s %s %s batch=%lld split_k=%d: rel err %.3g (bound %.1g), %lld unwritten", k.name,
-            linear ? " (linear)" : "", to_string(dt), to_string(lay), (long long)batch, g.split_k, rel, bound,
-            (long long)bad);
+  CHECK_MSG(ok, "rel err %.3g (bound %.1g), %lld unwritten/non-finite", rel, bound, (long long)bad);
   return ok;
 }
+
+// One (dtype, accumulator, layout) a kernel supports.
+struct Combo { DType dt; Accum acc; Layout lay; };
 
 int main() {
   if (device_count() == 0) {
@@ -151,18 +200,35 @@ int main() {
     return 77;
   }
   std::mt19937 rng(std::random_device{}());  // fresh data every run
+  // Two kinds of shape. Small ones, none a multiple of any tile side (1, 7,
+  // 127, 129, 1000 and their neighbours): by default 7x13x9 and 129x127x200
+  // on every (dtype, accumulator, layout) of every kernel and one of the
+  // other three in turn (each kernel meets all three; exhaustively all five
+  // everywhere). Large ones -- whole tiles (256x384x512), a long
+  // K (64x1000x1000), more 128x128 tiles than an H200 has SMs (2100x2000x72:
+  // persistent CTAs and both ping-pong consumers walk several tiles) -- run
+  // on every combination with TCGEMM_TEST_EXHAUSTIVE=1; by default each on
+  // one combination per kernel, rotating from kernel to kernel so that every
+  // dtype, accumulator and layout meets each large shape, and 2100x2000x72
+  // on both layouts of every kernel. The fused case (batch, epilogue, split
+  // K: small) runs on every (dtype, layout); the linear one (a multi-tile
+  // bias restage) on all of them exhaustively, else once per kernel.
   // TCGEMM_TEST_QUICK=1 (the sanitizer runs): two small odd shapes (K = 328:
   // five whole 64-deep slices and a ragged one, so the Ada spread-copy
-  // iterations run as well as the general ones), and one with more 128x128
-  // tiles than an H200 has SMs (a persistent CTA, and each ping-pong
-  // consumer, walks more than one tile).
+  // iterations run as well as the general ones), and as the large one a
+  // shape with more 128x128 tiles than an H200 has SMs.
   // TCGEMM_TEST_KERNELS=substring: only kernels whose name contains it.
+  const char* ex = std::getenv("TCGEMM_TEST_EXHAUSTIVE");
+  const bool exhaustive = ex && *ex && std::strcmp(ex, "0") != 0;
   const bool quick = std::getenv("TCGEMM_TEST_QUICK") != nullptr;
   const char* only = std::getenv("TCGEMM_TEST_KERNELS");
-  std::vector<Case> cases = {{1, 1, 1}, {7, 13, 9}, {127, 129, 65}, {129, 127, 200}, {256, 384, 512}, {1000, 72, 33}, {64, 1000, 1000},
-                             {2100, 2000, 72}};
-  if (quick) cases = {{7, 13, 9}, {129, 131, 328}, {1700, 1500, 72}};
-  int ran = 0;
+  std::vector<Case> small = {{7, 13, 9}, {129, 127, 200}}, turns = {{1, 1, 1}, {127, 129, 65}, {1000, 72, 33}};
+  Case whole{256, 384, 512}, long_k{64, 1000, 1000}, many_tiles{2100, 2000, 72};
+  if (quick) small = {{7, 13, 9}, {129, 131, 328}}, turns = {}, many_tiles = {1700, 1500, 72};
+  std::printf("test_gpu_gemm: %s\n", exhaustive ? "every shape on every combination (TCGEMM_TEST_EXHAUSTIVE)"
+                                                 : "the representative set (TCGEMM_TEST_EXHAUSTIVE=1: every "
+                                                   "shape on every combination)");
+  int ran = 0, index = 0;
   for (const auto& k : kernels()) {
     if (only && !std::strstr(k.name, only)) continue;
     if (!check_runnable(k).ok()) {
@@ -170,19 +236,42 @@ int main() {
       std::printf("  %-22s skipped: needs sm_%d%s (%s)\n", k.name, k.arch, k.arch >= 90 ? "a" : "", why.message.c_str());
       continue;
     }
+    SCOPED_CASE("%s", k.name);
+    std::vector<Combo> combos;  // layout innermost: combos 2i and 2i + 1 are NN and TN of one dtype and accumulator
     for (DType dt : {DType::f16, DType::bf16})
       for (Accum acc : {Accum::f32, Accum::f16})
         for (Layout lay : {Layout::NN, Layout::TN}) {
           GemmArgs probe; probe.dtype = dt, probe.layout = lay, probe.accum = acc;
-          if (!check_supports(k, probe).ok()) continue;
-          for (const Case& c : cases) run_case(k, c, dt, lay, acc, rng), ++ran;
-          if (acc == Accum::f32 && (k.features & (kEpilogue | kBatched | kSplitK))) {
-            run_fused_case(k, dt, lay, rng, false);
-            if (k.features & kEpilogue) run_fused_case(k, dt, lay, rng, true);
-          }
+          if (check_supports(k, probe).ok()) combos.push_back({dt, acc, lay});
         }
+    const int n = static_cast<int>(combos.size());
+    if (n == 0) continue;
+    // The representative set's turns: kernel number `index` of those run
+    // takes 2100x2000x72 on the NN and TN combinations of dtype/accumulator
+    // pair index, 256x384x512 on combination index, 64x1000x1000 on the next
+    // one, the linear fused case on the one after (or the next with f32
+    // accumulation): consecutive kernels walk every combination.
+    const int pair = (2 * index) % n;
+    auto on = [&](int i, int j) { return exhaustive || i == j % n; };
+    int linear = (index + 2) % n;
+    for (int step = 0; step < n && combos[linear].acc != Accum::f32; ++step) linear = (linear + 1) % n;
+    for (int i = 0; i < n; ++i) {
+      const Combo& c = combos[i];
+      for (const Case& sh : small) run_case(k, sh, c.dt, c.lay, c.acc, rng), ++ran;
+      for (size_t t = 0; t < turns.size(); ++t)
+        if (exhaustive || t == (i + index) % turns.size()) run_case(k, turns[t], c.dt, c.lay, c.acc, rng), ++ran;
+      if (on(i, pair) || on(i, pair + 1)) run_case(k, many_tiles, c.dt, c.lay, c.acc, rng), ++ran;
+      if (!quick && on(i, index)) run_case(k, whole, c.dt, c.lay, c.acc, rng), ++ran;
+      if (!quick && on(i, index + 1)) run_case(k, long_k, c.dt, c.lay, c.acc, rng), ++ran;
+      if (c.acc == Accum::f32 && (k.features & (kEpilogue | kBatched | kSplitK))) {
+        run_fused_case(k, c.dt, c.lay, rng, false), ++ran;
+        if ((k.features & kEpilogue) && (exhaustive || i == linear)) run_fused_case(k, c.dt, c.lay, rng, true), ++ran;
+      }
+    }
     std::printf("  %-22s checked\n", k.name);
+    ++index;
   }
+  std::printf("test_gpu_gemm: %d cases (one gemm() call each)\n", ran);
   CHECK_MSG(ran > 0, "no kernel is runnable on this device");
   return finish("test_gpu_gemm");
 }

@@ -11,6 +11,7 @@ using namespace tcgemm::sched;
 // Every tile of the grid is computed by exactly one (worker, rank), for a
 // grid of g workers, and each worker's units are b, b+g, ...
 static void covers_once(int tiles_m, int tiles_n, int group, int cluster, int64_t g) {
+  SCOPED_CASE("tiles %dx%d group %d cluster %d grid %lld", tiles_m, tiles_n, group, cluster, (long long)g);
   const PersistentSchedule s{tiles_m, tiles_n, group, cluster};
   std::vector<int> seen(static_cast<size_t>(tiles_m) * tiles_n, 0);
   bool ok = true;
@@ -35,14 +36,16 @@ static void covers_once(int tiles_m, int tiles_n, int group, int cluster, int64_
   }
   if (walked != s.units()) ok = false;
   for (int v : seen) ok &= (v == 1);
-  CHECK_MSG(ok, "tiles %dx%d group %d cluster %d grid %lld", tiles_m, tiles_n, group, cluster, (long long)g);
+  CHECK_MSG(ok, "a tile not walked exactly once, or a worker's units out of order");
 }
 
 template <int S>
 static void pipe_walk() {
   // The state after n advances: stage n % S, phase (n / S) % 2.
+  SCOPED_CASE("a ring of %d stages", S);
   PipeState<S> st;
   for (int n = 0; n < 5 * S + 3; ++n) {
+    SCOPED_CASE("after %d advances", n);
     CHECK(st.stage == n % S && st.phase == static_cast<uint32_t>((n / S) & 1));
     const PipeState<S> jump = PipeState<S>().advanced(n);
     CHECK(jump.stage == st.stage && jump.phase == st.phase);
@@ -62,6 +65,7 @@ static void pipe_walk() {
 // parity `phase ^ 1`) delivers every item in order.
 template <int S>
 static void pipe_handshake(int items, int lead) {
+  SCOPED_CASE("handshake S=%d items=%d lead=%d", S, items, lead);
   std::vector<int> full_phases(S, 0), empty_phases(S, 0), slot(S, -1);
   PipeState<S> prod, cons;
   int produced = 0, consumed = 0;
@@ -90,13 +94,15 @@ static void pipe_handshake(int items, int lead) {
       cons.advance();
     }
   }
-  CHECK_MSG(ok && consumed == items, "handshake S=%d items=%d lead=%d", S, items, lead);
+  CHECK_MSG(ok && consumed == items, "%d of %d items consumed%s", consumed, items, ok ? "" : ", out of order");
 }
 
 // Batches x K splits: every (tile, batch, K tile) is covered by exactly one
 // unit, each split's K range is non-empty, and the ranges of one tile tile
 // [0, k_tiles) in order (what the fixed-order reduction sums).
 static void covers_batches_and_splits(int tiles_m, int tiles_n, int batches, int k_tiles, int splits, int64_t g) {
+  SCOPED_CASE("tiles %dx%d batches %d k_tiles %d splits %d grid %lld", tiles_m, tiles_n, batches, k_tiles, splits,
+              (long long)g);
   const PersistentSchedule s{tiles_m, tiles_n, 8, 1, batches, splits};
   std::vector<int> seen(static_cast<size_t>(tiles_m) * tiles_n * batches * k_tiles, 0);
   bool ok = s.units() == static_cast<int64_t>(tiles_m) * tiles_n * batches * splits;
@@ -117,8 +123,7 @@ static void covers_batches_and_splits(int tiles_m, int tiles_n, int batches, int
         ++seen[((static_cast<size_t>(w.batch) * tiles_m + w.tile.m) * tiles_n + w.tile.n) * k_tiles + kt];
     }
   for (int v : seen) ok &= (v == 1);
-  CHECK_MSG(ok, "tiles %dx%d batches %d k_tiles %d splits %d grid %lld", tiles_m, tiles_n, batches, k_tiles, splits,
-            (long long)g);
+  CHECK_MSG(ok, "a (tile, batch, K tile) not covered exactly once, or a K range empty or out of order");
 }
 
 // The cluster split (sm90.ws_splitk.swap.dsmem): the schedule walks whole
@@ -126,6 +131,8 @@ static void covers_batches_and_splits(int tiles_m, int tiles_n, int batches, int
 // (k_slice): every (tile, batch, K tile) exactly once, no rank's slice
 // empty, the slices contiguous in rank order (rank 0 sums them in that order).
 static void covers_cluster_split(int tiles_m, int tiles_n, int batches, int k_tiles, int slices, int64_t g) {
+  SCOPED_CASE("cluster split: tiles %dx%d batches %d k_tiles %d slices %d grid %lld", tiles_m, tiles_n, batches,
+              k_tiles, slices, (long long)g);
   const PersistentSchedule s{tiles_m, tiles_n, 8, 1, batches, 1};
   std::vector<int> seen(static_cast<size_t>(tiles_m) * tiles_n * batches * k_tiles, 0);
   bool ok = s.units() == static_cast<int64_t>(tiles_m) * tiles_n * batches;
@@ -142,8 +149,7 @@ static void covers_cluster_split(int tiles_m, int tiles_n, int batches, int k_ti
         if (rank == slices - 1 && end != k_tiles) ok = false;
       }
   for (int v : seen) ok &= (v == 1);
-  CHECK_MSG(ok, "cluster split: tiles %dx%d batches %d k_tiles %d slices %d grid %lld", tiles_m, tiles_n, batches,
-            k_tiles, slices, (long long)g);
+  CHECK_MSG(ok, "a (tile, batch, K tile) not covered exactly once, or a slice empty or out of order");
 }
 
 // The split tail: rows [0, dp_rows) whole (split -1), the rest split; every
@@ -152,6 +158,8 @@ static void covers_cluster_split(int tiles_m, int tiles_n, int batches, int k_ti
 // With clusters of cluster x cluster_n CTAs, every rank of every unit.
 static void covers_split_tail(int tiles_m, int tiles_n, int cluster, int batches, int k_tiles, int splits, int dp_rows,
                               int64_t g, int cluster_n = 1) {
+  SCOPED_CASE("split tail: tiles %dx%d cluster %dx%d batches %d k_tiles %d splits %d dp_rows %d grid %lld", tiles_m,
+              tiles_n, cluster, cluster_n, batches, k_tiles, splits, dp_rows, (long long)g);
   const PersistentSchedule s{tiles_m, tiles_n, 8, cluster, batches, splits, dp_rows, cluster_n};
   std::vector<int> seen(static_cast<size_t>(tiles_m) * tiles_n * batches * k_tiles, 0);
   const int64_t cols = (tiles_n + cluster_n - 1) / cluster_n;
@@ -172,12 +180,13 @@ static void covers_split_tail(int tiles_m, int tiles_n, int cluster, int batches
           ++seen[((static_cast<size_t>(w.batch) * tiles_m + w.tile.m) * tiles_n + w.tile.n) * k_tiles + kt];
       }
   for (size_t i = 0; i < static_cast<size_t>(tiles_m) * tiles_n * batches * k_tiles; ++i) ok &= (seen[i] == 1);
-  CHECK_MSG(ok, "split tail: tiles %dx%d cluster %dx%d batches %d k_tiles %d splits %d dp_rows %d grid %lld", tiles_m,
-            tiles_n, cluster, cluster_n, batches, k_tiles, splits, dp_rows, (long long)g);
+  CHECK_MSG(ok, "a (tile, batch, K tile) not covered exactly once, or a partial outside the tail");
 }
 
 // schedule_cost's closed form against the slowest worker counted one by one.
 static void cost_is_the_slowest_worker(const PersistentSchedule& s, int k_tiles, int64_t workers) {
+  SCOPED_CASE("cost: tiles %dx%d splits %d dp_rows %d k %d workers %lld", s.tiles_m, s.tiles_n, s.splits, s.dp_rows,
+              k_tiles, (long long)workers);
   const int64_t units = s.units(), dp = s.dp_units(), g = workers < units ? workers : units;
   const int64_t whole_cost = k_tiles + kUnitCost;
   const int64_t slice = s.splits > 1 ? (k_tiles + s.splits - 1) / s.splits + kUnitCost + kPartialCost : whole_cost;
@@ -186,8 +195,8 @@ static void cost_is_the_slowest_worker(const PersistentSchedule& s, int k_tiles,
   int64_t worst = 0;
   for (int64_t t : load) worst = t > worst ? t : worst;
   if (g > 0 && s.splits > 1) worst += kReduceCost;
-  CHECK_MSG(schedule_cost(s, k_tiles, workers) == worst, "cost: tiles %dx%d splits %d dp_rows %d k %d workers %lld",
-            s.tiles_m, s.tiles_n, s.splits, s.dp_rows, k_tiles, (long long)workers);
+  CHECK_MSG(schedule_cost(s, k_tiles, workers) == worst, "schedule_cost %lld, the slowest worker %lld",
+            (long long)schedule_cost(s, k_tiles, workers), (long long)worst);
 }
 
 int main() {

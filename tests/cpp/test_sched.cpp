@@ -7,6 +7,7 @@
 using namespace tcgemm::sched;
 
 static void covers_each_tile_once(int tiles_m, int tiles_n, bool grouped, int group) {
+  SCOPED_CASE("tiles %dx%d grouped=%d group=%d", tiles_m, tiles_n, grouped, group);
   std::vector<int> seen(static_cast<size_t>(tiles_m) * tiles_n, 0);
   bool in_range = true;
   for (int64_t id = 0; id < static_cast<int64_t>(tiles_m) * tiles_n; ++id) {
@@ -16,7 +17,8 @@ static void covers_each_tile_once(int tiles_m, int tiles_n, bool grouped, int gr
   }
   bool once = true;
   for (int s : seen) once &= (s == 1);
-  CHECK_MSG(in_range && once, "tiles %dx%d grouped=%d group=%d", tiles_m, tiles_n, grouped, group);
+  CHECK_MSG(in_range, "a tile outside the grid");
+  CHECK_MSG(once, "a tile walked other than once");
 }
 
 int main() {

@@ -22,6 +22,8 @@ static void instruction_descriptor() {
         for (int m : {64, 128, 256})
           for (int n = 8; n <= 256; n += 8)
             for (bool f32 : {true, false}) {
+              SCOPED_CASE("%s A %s-major B %s-major m%d n%d %s accumulate", to_string(dt), am == Major::K ? "K" : "MN",
+                          bm == Major::K ? "K" : "MN", m, n, f32 ? "f32" : "f16");
               const uint32_t d = idesc_f16(dt, m, n, am, bm, f32);
               const uint32_t ab = dt == DType::bf16 ? 1u : 0u;
               CHECK(bits32(d, 0, 1) == 0);                      // sparsity selector

@@ -72,6 +72,7 @@ static void tmem_double_buffer_phases() {
   const int want[8][3] = {{0, 0, 1}, {1, 0, 1}, {0, 1, 0}, {1, 1, 0}, {0, 0, 1}, {1, 0, 1}, {0, 1, 0}, {1, 1, 0}};
   sched::PipeState<2> walk;  // what the kernels' roles do: advance() once per tile
   for (int t = 0; t < 8; ++t) {
+    SCOPED_CASE("tile %d", t);
     const sched::PipeState<2> s = tmem_accum_state(t);
     CHECK(s.stage == want[t][0]);
     CHECK(s.phase == static_cast<uint32_t>(want[t][1]));

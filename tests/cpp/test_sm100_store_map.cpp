@@ -66,6 +66,7 @@ uint32_t tma_smem_offset(const tma::TensorMapParams& p, uint32_t i0, uint32_t i1
 
 // 1. The parameters (CUDA Driver API, cuTensorMapEncodeTiled).
 void params_of(const GemmArgs& a) {
+  SCOPED_CASE("%lldx%lld ldc %lld %s", (long long)a.M, (long long)a.N, (long long)a.ldc, to_string(a.dtype));
   tma::TensorMapParams p;
   const Status s = store_map(a, kRows, &p);
   CHECK_MSG(s.ok(), "%s", s.message.c_str());

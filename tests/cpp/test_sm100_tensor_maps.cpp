@@ -53,6 +53,8 @@ static int64_t smem_offset(Major major, int chunk, int rows, int bk, int r, int 
 // and check that every shared-memory byte of the tile receives the operand
 // element the layout says, or a TMA zero fill exactly when it is outside.
 static void slice_lands_right(const GemmArgs& a, bool is_a, Load load, int rows, int bk, int mn0, int k0) {
+  SCOPED_CASE("load %d %s %s %lldx%lldx%lld, slice (%d,%d) of %dx%d", static_cast<int>(load), is_a ? "A" : "B",
+              to_string(a.layout), (long long)a.M, (long long)a.N, (long long)a.K, mn0, k0, rows, bk);
   OperandMaps m;
   const tma::Operand op = is_a ? tma::Operand::A : tma::Operand::B;
   Status s = operand_maps(a, op, load, rows, bk, &m);
@@ -104,10 +106,8 @@ static void slice_lands_right(const GemmArgs& a, bool is_a, Load load, int rows,
           ++total;
         }
   }
-  CHECK_MSG(right && total == static_cast<int64_t>(rows) * bk,
-            "load %d %s %s slice (%d,%d) of %lldx%lldx%lld: %lld elements", static_cast<int>(load),
-            is_a ? "A" : "B", to_string(a.layout), mn0, k0, (long long)a.M, (long long)a.N, (long long)a.K,
-            (long long)total);
+  CHECK_MSG(right && total == static_cast<int64_t>(rows) * bk, "%lld elements%s", (long long)total,
+            right ? "" : ", some in the wrong place");
 }
 
 // The parameters themselves, for the record: what v1a..v2b encode.

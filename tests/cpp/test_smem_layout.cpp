@@ -100,6 +100,9 @@ int main() {
 
   // Swizzling permutes chunks only within a row.
   for (int r = 0; r < 128; ++r)
-    for (int c = 0; c < 4; ++c) CHECK(A32::offset(r, c) / 64 == static_cast<uint32_t>(r));
+    for (int c = 0; c < 4; ++c) {
+      SCOPED_CASE("A32 row %d chunk %d", r, c);
+      CHECK(A32::offset(r, c) / 64 == static_cast<uint32_t>(r));
+    }
   return finish("test_smem_layout");
 }

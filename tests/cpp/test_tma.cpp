@@ -27,11 +27,12 @@ static GemmArgs args(int64_t M, int64_t N, int64_t K, Layout lay, DType dt = DTy
 
 // The maps of one kernel tile config (BM x BN, B split in `parts`) for one shape.
 static void kernel_maps(int64_t M, int64_t N, int64_t K, Layout lay, int bm, int bn, int parts) {
+  SCOPED_CASE("%lldx%lldx%lld %s, tile %dx%d, B in %d parts", (long long)M, (long long)N, (long long)K,
+              to_string(lay), bm, bn, parts);
   const GemmArgs a = args(M, N, K, lay);
   GemmMaps m;
   Status s = gemm_operand_maps(a, bm, bn, 64, parts, Swizzle::b128, &m);
-  CHECK_MSG(s.ok(), "%lldx%lldx%lld %s: %s", (long long)M, (long long)N, (long long)K, to_string(lay),
-            s.message.c_str());
+  CHECK_MSG(s.ok(), "%s", s.message.c_str());
   if (!s.ok()) return;
   // A: M x K, K contiguous, box 64 k x BM rows, 128B swizzle.
   CHECK(m.a.rank == 2 && m.a.base == a.A && m.a.dtype == DType::bf16);
@@ -67,10 +68,11 @@ static bool same_map(const TensorMapParams& x, const TensorMapParams& y) {
 // of bn rows. Nothing of the swapped problem's own (M and N exchanged) may
 // leak into the maps: each map describes the caller's matrix as stored.
 static void swapped_nn_maps(int64_t M, int64_t N, int64_t K, int bm, int bn) {
+  SCOPED_CASE("swapped NN %lldx%lldx%lld, tile %dx%d", (long long)M, (long long)N, (long long)K, bm, bn);
   const GemmArgs a = args(M, N, K, Layout::NN);
   GemmMaps m;
   Status s = swapped_nn_operand_maps(a, bm, bn, 64, Swizzle::b128, &m);
-  CHECK_MSG(s.ok(), "swapped %lldx%lldx%lld: %s", (long long)M, (long long)N, (long long)K, s.message.c_str());
+  CHECK_MSG(s.ok(), "%s", s.message.c_str());
   if (!s.ok()) return;
   CHECK(m.a.base == a.B && m.a.dims[0] == uint64_t(N) && m.a.dims[1] == uint64_t(K));
   CHECK(m.a.strides[0] == uint64_t(a.ldb) * 2 && m.a.box[0] == 64 && m.a.box[1] == 64);
@@ -91,14 +93,15 @@ static void rules() {
   CHECK(matrix_2d(fake(0x1000), DType::f16, 100, 72, 72, 64, 64, Swizzle::b128, &ok).ok());
   CHECK(check_params(ok).ok());
   auto bad = [&](auto edit, const char* rule) {
+    SCOPED_CASE("the rule '%s'", rule);
     TensorMapParams p = ok;
     edit(p);
     Status s = check_params(p);
-    CHECK_MSG(mentions(s, rule), "expected rule '%s', got '%s'", rule, s.message.c_str());
+    CHECK_MSG(mentions(s, rule), "got '%s'", s.message.c_str());
     // encode() checks before it touches the driver: same error, no GPU needed.
     CUtensorMap map;
     Status e = encode(p, &map);
-    CHECK_MSG(mentions(e, rule), "encode: expected rule '%s', got '%s'", rule, e.message.c_str());
+    CHECK_MSG(mentions(e, rule), "encode: got '%s'", e.message.c_str());
   };
   bad([](TensorMapParams& p) { p.rank = 0; }, "tensorRank");
   bad([](TensorMapParams& p) { p.rank = 6; }, "tensorRank");

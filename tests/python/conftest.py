@@ -1,3 +1,5 @@
+import os
+
 import numpy as np
 import pytest
 
@@ -15,6 +17,43 @@ def pytest_report_header(config):
 
 
 gpu = pytest.mark.skipif(not HAS_GPU, reason="no CUDA device found: GPU tests need one")
+
+# The default run is a representative set: every kernel, both layouts, both
+# dtypes, the odd shapes, epilogues and batches, but not their full cross
+# product. TCGEMM_TEST_EXHAUSTIVE=1 runs every case; without it the cases
+# marked `exhaustive` are skipped with this message.
+EXHAUSTIVE = os.environ.get("TCGEMM_TEST_EXHAUSTIVE", "") not in ("", "0")
+EXHAUSTIVE_ONLY = "part of the exhaustive sweep: set TCGEMM_TEST_EXHAUSTIVE=1 to run it"
+
+
+def representative(rule):
+    """Marks a parametrized test whose representative cases are those for which
+    rule(**params) is true; the rest are marked `exhaustive`."""
+    return pytest.mark.representative.with_args(rule)  # with_args: a lone callable would be decorated
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m selects on the markers added here
+def pytest_collection_modifyitems(config, items):
+    skip = pytest.mark.skip(reason=EXHAUSTIVE_ONLY)
+    for item in items:
+        rule = item.get_closest_marker("representative")
+        if rule and hasattr(item, "callspec") and not rule.args[0](**item.callspec.params):
+            item.add_marker(pytest.mark.exhaustive)
+        if not EXHAUSTIVE and item.get_closest_marker("exhaustive"):
+            item.add_marker(skip)
+
+
+def kernel_index(name):
+    """A kernel's place in the registry (0 for names not in it): what the
+    representative sets rotate on, so that neighbouring kernels take
+    different cases."""
+    names = [k["name"] for k in tcgemm.kernels()]
+    return names.index(name) if name in names else 0
+
+
+def turn(i, n, k):
+    """Case i of n is case number k's turn (k counted round): the rotation the representative sets use."""
+    return i == k % n
 
 
 @pytest.fixture

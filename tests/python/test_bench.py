@@ -34,10 +34,17 @@ def test_random_and_llm_presets():
     rows = [{"kernel": "auto", "seed": 1, "M": m, "N": 16, "K": 24, "dtype": "fp16", "layout": "TN",
              "vs_cublas_paired": v, "picked": "sm90.ws_persistent"} for m, v in ((1, 0.5), (8, 2.0))]
     rows.append({"kernel": "cuBLAS (torch)", "seed": 1, "M": 1, "N": 2, "K": 3, "vs_cublas_paired": 1.0})
-    summ, aligned = bench.ratio_summary(rows)
-    assert aligned["subset"] == "multiples of 8" and aligned["rows"] == 1 and aligned["min"] == 2.0
-    assert summ["subset"] == "all" and summ["rows"] == 2 and summ["min"] == 0.5 and summ["geomean"] == pytest.approx(1.0)
+    by_subset = {r["subset"]: r for r in bench.ratio_summary(rows)}
+    assert set(by_subset) == {"all", "multiples of 8", "not multiples of 8"}
+    summ, aligned, ragged = by_subset["all"], by_subset["multiples of 8"], by_subset["not multiples of 8"]
+    assert aligned["rows"] == 1 and aligned["min"] == 2.0 and "8x16x24" in aligned["worst"]
+    assert ragged["rows"] == 1 and ragged["min"] == 0.5 and "1x16x24" in ragged["worst"]
+    assert summ["rows"] == 2 and summ["min"] == 0.5 and summ["geomean"] == pytest.approx(1.0)
     assert "(sm90.ws_persistent)" in summ["worst"]
+    for name in ("decode", "ragged", "split_tail"):
+        assert bs.PRESETS[name] and len(set(bs.PRESETS[name])) == len(bs.PRESETS[name])
+    assert all(d % 8 for s in bs.PRESETS["ragged"] for d in s)  # every dimension ragged
+    assert {m for m, _, _ in bs.PRESETS["llm"]} >= {1, 256, 4096}  # one-token decode up to prefill
 
 
 @gpu
@@ -254,3 +261,106 @@ def test_default_timing_is_gpu_time_where_torch_is():
         run(NativeBackend(), timing="queued")
     with pytest.raises(ValueError, match="timing must be"):
         run(NativeBackend(), timing="gpu")
+
+
+def test_result_header_without_torch_names_what_is_missing(monkeypatch):
+    """The provenance every result file records (commit, build, GPU, driver, CUDA runtime, torch,
+    cuBLAS): with torch absent the function still gives every field it can read, and `missing`
+    names each one it cannot, with the reason."""
+    import re
+    import sys
+
+    from tcgemm import _core
+    from tcgemm.bench import provenance as pv
+    from tcgemm.bench.references import NativeBackend
+    from tcgemm.bench.timing import environment
+
+    monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` raises ImportError
+    p = pv.provenance()
+    assert set(pv.FIELDS) <= set(p) and isinstance(p["missing"], dict)
+    for f in ("torch", "torch_cuda", "cublas"):
+        assert p[f] is None and "torch is not importable" in p["missing"][f]
+    assert p["tcgemm_version"] and p["cuda_runtime"] and isinstance(p["build_archs"], list)
+    assert p["python"] and p["numpy"]
+    if p["commit"] is not None:  # a git checkout: HEAD, and whether the tree has changes
+        assert re.fullmatch(r"[0-9a-f]{40}", p["commit"]) and p["commit_dirty"] in (True, False)
+    else:
+        assert "TCGEMM_COMMIT" in p["missing"]["commit"]
+    if _core.device_count() == 0:
+        assert p["gpu"] is None and p["missing"]["gpu"] == "no CUDA device found"
+    else:
+        assert p["gpu"] and p["gpu_cc"] and "gpu" not in p["missing"]
+    for f in pv.FIELDS:  # each field read, or said why not
+        assert p[f] is not None or f in p["missing"], f
+    import types  # torch present (the module the cuBLAS backend holds): its versions, and cuBLAS's or why not
+    q = pv.provenance(torch=types.SimpleNamespace(__version__="9.9.9", version=types.SimpleNamespace(cuda="12.8")))
+    assert q["torch"] == "9.9.9" and q["torch_cuda"] == "12.8" and not {"torch", "torch_cuda"} & set(q["missing"])
+    assert (q["cublas"] is None) == ("cublas" in q["missing"])
+    env = environment(NativeBackend())  # what the harness writes into every result file
+    assert {"commit", "commit_dirty", "build_archs", "driver_version", "cuda_runtime", "torch", "cublas",
+            "missing"} <= set(env)
+    text = bench.to_markdown({"environment": env, "rows": []})
+    assert f"- commit: {env['commit'] or 'unknown'}" in text and "- not recorded: " in text
+    assert "cublas (torch is not importable" in text
+
+
+def test_commit_outside_a_checkout_comes_from_the_environment(tmp_path, monkeypatch):
+    """A tree copied without its .git (the device's copy): the commit its caller passes."""
+    from tcgemm.bench.provenance import source_commit
+
+    monkeypatch.delenv("TCGEMM_COMMIT", raising=False)
+    monkeypatch.delenv("TCGEMM_COMMIT_DIRTY", raising=False)
+    sha, dirty, why = source_commit(tmp_path)
+    assert sha is None and dirty is None and "TCGEMM_COMMIT is not set" in why
+    monkeypatch.setenv("TCGEMM_COMMIT", "0123456789abcdef0123456789abcdef01234567")
+    assert source_commit(tmp_path) == ("0123456789abcdef0123456789abcdef01234567", None, None)
+    monkeypatch.setenv("TCGEMM_COMMIT_DIRTY", "1")
+    assert source_commit(tmp_path)[1] is True
+    monkeypatch.setenv("TCGEMM_COMMIT_DIRTY", "0")
+    assert source_commit(tmp_path)[1] is False
+
+
+def test_regenerate_parts_name_their_files_and_fit_the_device_limit(tmp_path):
+    """bench/regenerate.sh (DRY_RUN=1: the device.sh command line it would run): each part writes
+    its own file, the set is at most 8 JSON files, and each documented command's step limits
+    (a build included, as on a fresh machine) add up to less than the device's 10 minutes."""
+    import pathlib
+    import re
+    import shlex
+    import shutil
+    import subprocess
+
+    if shutil.which("bash") is None:
+        pytest.skip("needs bash")
+    root = pathlib.Path(__file__).resolve().parents[2]
+    script = root / "bench" / "regenerate.sh"
+
+    def steps(*parts):
+        env = dict(os.environ, DRY_RUN="1", OUT=str(tmp_path / "out"), RESULTS=str(tmp_path / "res"))
+        r = subprocess.run(["bash", str(script), *parts], cwd=root, env=env, capture_output=True, text=True,
+                           timeout=60)
+        assert r.returncode == 0, r.stderr
+        words = shlex.split(r.stdout.strip().splitlines()[-1])
+        assert words[:2] == ["bash", "bench/device.sh"]
+        return words[2:]
+
+    files = {}
+    for part in ("squares", "random", "ragged", "decode", "llm", "split_tail", "features", "user_path"):
+        s = steps("build", part)
+        assert s[:2] == ["timeout=200", "build=90a"] and s[2].startswith("timeout=")
+        assert s[3].startswith(("bench=", "user=")) and len(s) == 4
+        json_out = re.search(r"--json (\S+)", s[3]).group(1)
+        assert re.search(r"--md (\S+)", s[3]).group(1) == json_out[:-len(".json")] + ".md"
+        files[part] = pathlib.Path(json_out).name
+    assert files["squares"] == "h200_squares.json" and files["user_path"] == "h200_user_path.json"
+    assert len(set(files.values())) == len(files) <= 8
+    assert "--seed 41 42 43" in " ".join(steps("random")) and "--layouts TN NN" in " ".join(steps("llm"))
+    groups = (["build", "squares"], ["build", "random", "decode"], ["build", "llm"], ["build", "ragged", "split_tail"],
+              ["build", "features", "user_path"])
+    assert sorted(p for g in groups for p in g if p != "build") == sorted(files)  # every part in one command
+    for group in groups:
+        limits = [int(w.split("=")[1]) for w in steps(*group) if w.startswith("timeout=")]
+        assert sum(limits) < 600, (group, limits)
+    bad = subprocess.run(["bash", str(script), "nope"], cwd=root, capture_output=True, text=True, timeout=60,
+                         env=dict(os.environ, DRY_RUN="1", OUT=str(tmp_path / "out"), RESULTS=str(tmp_path / "res")))
+    assert bad.returncode == 2 and "unknown part 'nope'" in bad.stdout

@@ -5,7 +5,7 @@ import pytest
 
 import tcgemm
 from tcgemm import _core
-from conftest import HAS_GPU, bound, gpu, rel_err
+from conftest import HAS_GPU, bound, gpu, kernel_index, rel_err, representative, turn
 
 pytestmark = gpu
 f16, bf16 = tcgemm.float16, tcgemm.bfloat16
@@ -19,6 +19,27 @@ def _kernels(feature):
     return [k["name"] if k["runnable"] else
             pytest.param(k["name"], marks=pytest.mark.skip(reason=f"needs {k['arch']}: {k['why_not']}"))
             for k in tcgemm.kernels() if feature in k["features"]]
+
+
+# The representative sets (the rest runs with TCGEMM_TEST_EXHAUSTIVE=1):
+# every kernel on both layouts and every activation, the shapes taken in
+# turn from case to case and kernel to kernel, so that each kernel meets
+# every shape.
+def _li(layout):
+    return ["NN", "TN"].index(layout)
+
+
+def _one_shape_per_layout_and_act(kernel, layout, act, M, N, K):
+    return turn(SHAPES.index((M, N, K)), len(SHAPES), kernel_index(kernel) + 4 * _li(layout) + ACTS.index(act))
+
+
+def _bias_rule(kernel, layout, act, M, N, K):
+    """As above over the five shapes, and 2100x2000x72 (the staged bias rewritten
+    tile after tile) for bias only and bias + GELU on one layout of each kernel."""
+    shapes = SHAPES + [(2100, 2000, 72)]
+    if (M, N, K) == (2100, 2000, 72) and act in (None, "gelu") and _li(layout) == kernel_index(kernel) % 2:
+        return True
+    return turn(shapes.index((M, N, K)), len(shapes), kernel_index(kernel) + 4 * _li(layout) + ACTS.index(act))
 
 
 def _act64(x, act):
@@ -49,6 +70,7 @@ def _b(rng, K, N, dtype, layout):
     return w.T if layout == "TN" else np.ascontiguousarray(w.T)
 
 
+@representative(_one_shape_per_layout_and_act)
 @pytest.mark.parametrize("kernel", _kernels("epilogue"))
 @pytest.mark.parametrize("layout", ["NN", "TN"])
 @pytest.mark.parametrize("act", ACTS)
@@ -72,6 +94,7 @@ def test_fused_epilogue(kernel, layout, act, M, N, K, rng):
 BIAS_DTYPES = [f16, bf16, np.float32]
 
 
+@representative(_bias_rule)
 @pytest.mark.parametrize("kernel", _kernels("epilogue"))
 @pytest.mark.parametrize("layout", ["NN", "TN"])
 @pytest.mark.parametrize("act", ACTS)
@@ -93,6 +116,7 @@ def test_bias_activation_without_c(kernel, layout, act, M, N, K, rng):
     assert rel_err(got, ref) < bound(dtype, "f32")
 
 
+@representative(lambda kernel, act, M, N, K: turn(M == 300, 2, kernel_index(kernel) + (act == "silu")))
 @pytest.mark.parametrize("kernel", _kernels("epilogue"))
 @pytest.mark.parametrize("act", ["gelu", "silu"])
 @pytest.mark.parametrize("M,N,K", [(7, 13, 129), (300, 260, 1000)])
@@ -167,9 +191,14 @@ def _batched_raw(kernel, a3, b3, layout, batch, M, N, K, dtype, bcast_a=False, b
     return got
 
 
+BATCHED = [(1, 7, 9, 13), (3, 129, 127, 200), (5, 64, 256, 64), (2, 1, 300, 1000)]
+
+
+@representative(lambda kernel, layout, batch, M, N, K: (BATCHED.index((batch, M, N, K)) - kernel_index(kernel)
+                                                         - 2 * _li(layout)) % 4 < 2)  # two shapes per layout
 @pytest.mark.parametrize("kernel", _kernels("batched"))
 @pytest.mark.parametrize("layout", ["NN", "TN"])
-@pytest.mark.parametrize("batch,M,N,K", [(1, 7, 9, 13), (3, 129, 127, 200), (5, 64, 256, 64), (2, 1, 300, 1000)])
+@pytest.mark.parametrize("batch,M,N,K", BATCHED)
 def test_batched_matches_float64(kernel, layout, batch, M, N, K, rng):
     a3, b3 = _u(rng, (batch, M, K), f16), _u(rng, (batch, K, N), f16)
     got = _batched_raw(kernel, a3, b3, layout, batch, M, N, K, f16)
@@ -177,6 +206,7 @@ def test_batched_matches_float64(kernel, layout, batch, M, N, K, rng):
     assert rel_err(got, _reference(a3, b3)) < 2e-3
 
 
+@representative(lambda kernel, which, layout: turn(_li(layout), 2, kernel_index(kernel) + (which == "b")))
 @pytest.mark.parametrize("kernel", _kernels("batched"))
 @pytest.mark.parametrize("which", ["a", "b"])
 @pytest.mark.parametrize("layout", ["NN", "TN"])  # TN: the swap-AB path exchanges the batch strides too
@@ -213,11 +243,16 @@ def test_batched_numpy_api_with_epilogue(layout, rng):
 SPLIT = [k for k in _kernels("split_k")]
 
 
+SPLITS = [None, 1, 2, 3, 7]
+SPLIT_SHAPES = [(1, 7, 129), (16, 1000, 4096), (64, 513, 2048), (100, 300, 1000), (129, 260, 777)]
+
+
+@representative(lambda kernel, layout, split_k, M, N, K: turn(
+    SPLIT_SHAPES.index((M, N, K)), 5, kernel_index(kernel) + 2 * _li(layout) + SPLITS.index(split_k)))
 @pytest.mark.parametrize("kernel", SPLIT)
 @pytest.mark.parametrize("layout", ["NN", "TN"])
-@pytest.mark.parametrize("split_k", [None, 1, 2, 3, 7])
-@pytest.mark.parametrize("M,N,K", [(1, 7, 129), (16, 1000, 4096), (64, 513, 2048), (100, 300, 1000),
-                                   (129, 260, 777)])
+@pytest.mark.parametrize("split_k", SPLITS)
+@pytest.mark.parametrize("M,N,K", SPLIT_SHAPES)
 def test_split_k_matches_float64(kernel, layout, split_k, M, N, K, rng):
     a, b = _u(rng, (M, K), f16), _b(rng, K, N, f16, layout)
     c = _u(rng, (M, N), f16)
@@ -230,6 +265,7 @@ def test_split_k_matches_float64(kernel, layout, split_k, M, N, K, rng):
     assert rel_err(got, _reference(a, b, 1.0, -1.0, c, bias, "gelu")) < 2e-3
 
 
+@representative(lambda kernel, split_k: split_k is None or turn(split_k == 16, 2, kernel_index(kernel)))
 @pytest.mark.parametrize("kernel", SPLIT)
 @pytest.mark.parametrize("split_k", [None, 4, 16])
 def test_split_k_is_deterministic(kernel, split_k, rng):
@@ -258,6 +294,7 @@ def test_split_k_batched(kernel, layout, rng):
 # (n16 / n32 / n64 / n128). Every height and width, K not a multiple of 64,
 # against float64 with the full epilogue, on a poisoned output; NN reads the
 # weight MN-major (wgmma's transpose-A), TN K-major.
+@representative(lambda kernel, layout, M, N: turn(N == 8500, 2, [1, 16, 33, 100, 128].index(M) + _li(layout)))
 @pytest.mark.parametrize("kernel", [k for k in SPLIT if "swap.dsmem" in str(k)] or _kernels("none"))
 @pytest.mark.parametrize("layout", ["NN", "TN"])
 @pytest.mark.parametrize("M", [1, 16, 33, 100, 128])
@@ -297,6 +334,7 @@ def _tail_shapes(kernel):
     return TAIL[next((k["tile"][1] for k in tcgemm.kernels() if k["name"] == kernel), 256) if HAS_GPU else 256]
 
 
+@representative(lambda kernel, layout, shape: turn(shape, 3, kernel_index(kernel) + _li(layout)))
 @pytest.mark.parametrize("kernel", SPLIT)
 @pytest.mark.parametrize("layout", ["NN", "TN"])
 @pytest.mark.parametrize("shape", range(3))

@@ -1,16 +1,17 @@
-"""Property-based: random shapes (1..600 per dim), layouts, dtypes, kernels, against float64 (GPU)."""
+"""Property-based: random shapes (1..600 per dim), layouts, dtypes, kernels, against float64 (GPU).
+40 examples by default, 150 with TCGEMM_TEST_EXHAUSTIVE=1."""
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tcgemm
-from conftest import HAS_GPU, bound, gpu, rel_err
+from conftest import EXHAUSTIVE, HAS_GPU, bound, gpu, rel_err
 
 pytestmark = gpu
 _KERNELS = [k["name"] for k in tcgemm.kernels() if k["runnable"]] if HAS_GPU else ["none"]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150 if EXHAUSTIVE else 40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(M=st.integers(1, 600), N=st.integers(1, 600), K=st.integers(1, 600),
        layout=st.sampled_from(["NN", "TN"]), dtype=st.sampled_from([tcgemm.float16, tcgemm.bfloat16]),
        kernel=st.sampled_from(_KERNELS), seed=st.integers(0, 2**32 - 1))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from .features import features_markdown
+from .provenance import provenance_markdown
 from .shapes import geomean
 
 
@@ -33,6 +34,7 @@ def to_markdown(result) -> str:
                          + (f", {ps['power_w']:.0f} W" if ps.get("power_w") else ""))
     tb = env.get("tcgemm", {})
     lines.append(f"- tcgemm {tb.get('version')}, built with CUDA {tb.get('cuda_version')} for {', '.join(tb.get('archs', []))}")
+    lines += provenance_markdown(env)
     if env.get("timing") == "queued":
         lines.append("- timing: GPU time per call (each chunk of calls enqueued behind a spin kernel, then run back to "
                      "back between their events)")
@@ -91,17 +93,21 @@ def to_markdown(result) -> str:
 
 def ratio_summary(rows):
     """Per (seed, kernel) over rows with a paired ratio: geometric mean and
-    minimum (the random preset's figures); rows without a seed count as
-    seed '-' (fixed shapes)."""
+    minimum (the random preset's figures), over all rows and apart over the
+    rows whose M, N, K are all multiples of 8 and those with one that is not;
+    rows without a seed count as seed '-' (fixed shapes, all rows only)."""
     groups = {}
     for r in rows:
         v = r.get("vs_cublas_paired")
         if v and not r["kernel"].startswith("cuBLAS"):
             groups.setdefault((r.get("seed", "-"), r["kernel"], "all"), []).append(r)
             # cuBLAS (through torch) runs ragged shapes on slow paths (60-230
-            # TFLOPS seen): the rows whose M, N, K are multiples of 8 apart.
-            if "seed" in r and not (r["M"] % 8 or r["N"] % 8 or r["K"] % 8):
-                groups.setdefault((r["seed"], r["kernel"], "multiples of 8"), []).append(r)
+            # TFLOPS seen): the rows whose M, N, K are multiples of 8 apart
+            # from those with a dimension that is not.
+            if "seed" in r:
+                aligned = not (r["M"] % 8 or r["N"] % 8 or r["K"] % 8)
+                groups.setdefault((r["seed"], r["kernel"], "multiples of 8" if aligned else "not multiples of 8"),
+                                  []).append(r)
     out = []
     for (seed, kernel, subset), rs in groups.items():
         w = min(rs, key=lambda r: r["vs_cublas_paired"])

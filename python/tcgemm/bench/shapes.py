@@ -28,8 +28,22 @@ PRESETS["all"] = PRESETS["squares"] + PRESETS["skinny"] + PRESETS["short_k"] + P
 # MLP 28672); fused gate+up as one weight.
 LLM_WEIGHTS = [(6144, 4096), (4096, 4096), (28672, 4096), (4096, 14336),
                (10240, 8192), (8192, 8192), (57344, 8192), (8192, 28672)]
-LLM_ROWS = (16, 64, 256, 4096)  # decode batches and a prefill chunk
+LLM_ROWS = (1, 16, 64, 128, 256, 4096)  # decode batches (one token to 256) and a prefill chunk
 PRESETS["llm"] = [(m, n, k) for m in LLM_ROWS for n, k in LLM_WEIGHTS]
+# Decode and small-batch shapes against common weights (x @ w.T or x @ w):
+# where the split-K, swap and cluster-split kernels take over from the tiles.
+PRESETS["decode"] = [(1, 4096, 4096), (7, 2048, 4096), (16, 4096, 4096), (32, 4096, 4096), (64, 4096, 4096),
+                     (16, 14336, 4096), (32, 4096, 14336), (48, 1000, 4104), (64, 8192, 8192), (8, 8192, 28672),
+                     (96, 4096, 4096), (128, 4096, 4096), (128, 14336, 4096), (128, 8192, 8192)]
+# Every dimension not a multiple of 8 (rows start misaligned; cuBLAS through
+# torch takes slower paths on them): squares, a decode row, thin and deep.
+PRESETS["ragged"] = [(1023, 1025, 1021), (2047, 2049, 2051), (4095, 4097, 4093), (8191, 8193, 8189),
+                     (17, 4097, 4099), (127, 8191, 8193), (3001, 5003, 2999), (6143, 1531, 7001)]
+# A last wave of tiles less than half full with K long enough for the split
+# tail to pay (sched::choose_split_plan): what ws_splitk's tail is for.
+PRESETS["split_tail"] = [(600, 752, 4832), (1696, 5448, 3968), (1696, 5448, 3976), (2024, 1360, 2432),
+                         (2360, 3440, 3424), (2384, 1792, 4096), (2384, 1792, 4184), (2448, 2816, 7952),
+                         (2504, 1896, 7136), (4056, 3120, 6640), (4608, 6648, 7064)]
 
 LOW, HIGH = 256, 8192
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import _core
 from .._api import build_info, device_info
+from .provenance import provenance
 
 
 def gpu_reading(nvml_read, smi_field, convert):
@@ -54,6 +55,9 @@ def sustained(time_fn, median_ms, seconds, flops):
 
 
 def environment(backend) -> dict:
+    """The run's header: date, GPU, clocks, power limit, the cuBLAS column's
+    backend, and provenance.provenance()'s fields (commit, build, driver,
+    CUDA runtime, torch, cuBLAS; `missing` names what could not be read)."""
     d = device_info() or {}
     env = {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -71,6 +75,7 @@ def environment(backend) -> dict:
             s.strip() for s in q.split(",")]
     except Exception:
         env["driver_cuda_version"] = d.get("driver_cuda_version")
+    env.update(provenance(getattr(backend, "torch", None)))
     return env
 
 

@@ -2,6 +2,8 @@
 the log, the Markdown table, the ratio plot."""
 from __future__ import annotations
 
+from .provenance import provenance_markdown
+
 def _shape(r):
     return f"{r['M']}x{r['N']}x{r['K']}"
 
@@ -19,10 +21,12 @@ def log_line(r):
 def to_markdown(res) -> str:
     env = res["environment"]
     bw = env.get("pcie", {})
+    prov = provenance_markdown(env)
     lines = [f"# tcgemm: the user path on {env.get('gpu')}", "",
              f"{env.get('date')}; driver {env.get('driver_version')}, {env.get('cublas_via')}, tcgemm "
              f"{env.get('tcgemm', {}).get('version')} built for {','.join(env.get('tcgemm', {}).get('archs', []))}; "
-             f"max SM clock {env.get('max_sm_clock')}, power limit {env.get('power_limit')}.", "",
+             f"max SM clock {env.get('max_sm_clock')}, power limit {env.get('power_limit')}.", ""] + \
+        (prov + [""] if prov else []) + [
              "Host-device bandwidth measured in this run (GB/s): " +
              ", ".join(f"{k.replace('_gbps', '')} {v:.1f}" for k, v in bw.items()), "",
              "`ratio` is the reference's time over tcgemm's (above 1: tcgemm is faster); each pair was timed in "

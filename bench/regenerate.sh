@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# One result set of one commit: regenerates bench/results/'s files on an H200,
+# part by part (a device command runs at most 10 minutes), each part one
+# bench/device.sh step with its own time limit.
+#
+#   [OUT=dir] [RESULTS=dir] [TCGEMM_COMMIT=sha TCGEMM_COMMIT_DIRTY=0|1] bash bench/regenerate.sh PART...
+#
+# part        file in $RESULTS (+ .md)   what                               estimate  limit
+# build       -                          pip install for 90a (Ada + Hopper)  1.5-3 min  200 s
+# squares     h200_squares               2048^3-16384^3, fp16/bf16, TN/NN    ~3 min     330 s
+# random      h200_random                seeds 41-43, 24 shapes each         ~2 min     240 s
+# ragged      h200_ragged                no dimension a multiple of 8        ~1 min     150 s
+# decode      h200_decode                M = 1-128, the decode kernels       ~1 min     150 s
+# llm         h200_llm                   M = 1-256 and 4096, TN and NN       ~3 min     390 s
+# split_tail  h200_split_tail            a short last wave of tiles          ~1 min     150 s
+# features    h200_features              fused epilogue, batched             ~1 min     180 s
+# user_path   h200_user_path             tcgemm.matmul: torch, NumPy, graphs ~1 min     180 s
+#
+# `all` is every part in this order. On the device, five commands whose
+# limits, a build's included, add up to under 10 minutes each
+# (docs/benchmarking.md, "Regenerating the results"):
+#   build squares | build random decode | build llm | build ragged split_tail | build features user_path
+# (on a machine already built, `build` can be left out: it rebuilds).
+# A part whose build is missing builds first. RESULTS defaults to
+# bench/results; OUT (device.sh's logs, run.log) to a new temporary folder.
+# The commit each file records: git's, where this tree is a checkout, else
+# TCGEMM_COMMIT / TCGEMM_COMMIT_DIRTY as the caller passes them.
+# DRY_RUN=1: print the bench/device.sh command line instead of running it.
+set -u
+cd "$(dirname "$0")/.."
+: "${OUT:=$(mktemp -d)}"
+export OUT
+R=${RESULTS:-bench/results}
+mkdir -p "$R"
+# Dirty: changes outside bench/results/ (where the parts write).
+if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ] && sha=$(git rev-parse HEAD 2>/dev/null); then
+  export TCGEMM_COMMIT=$sha
+  TCGEMM_COMMIT_DIRTY=$([ -n "$(git status --porcelain -- . ':(exclude)bench/results' 2>/dev/null)" ] && echo 1 || echo 0)
+  export TCGEMM_COMMIT_DIRTY
+elif [ -z "${TCGEMM_COMMIT:-}" ]; then
+  echo "regenerate.sh: not a git checkout and TCGEMM_COMMIT unset: the files will record the commit as unknown" >&2
+fi
+
+P="--iters 30 --paired 4"
+# Every Hopper configuration and auto; the Ada family's best two (the
+# mma.sync ceiling is measured and recorded with them).
+H="sm90.tma_wgmma sm90.tma_wgmma_pipe.s4 sm90.ws sm90.ws_persistent sm90.ws_mcast sm90.ws_mcast.2x2 sm90.ws_pingpong"
+H="$H sm90.ws_splitk sm90.ws_splitk.n192 sm90.ws_mcast.n192 sm90.ws_splitk.swap sm90.ws_splitk.swap.dsmem"
+H="$H sm90.ws_splitk.dsmem auto"
+ADA="sm89.mma_spread.s3 sm89.mma_spread_8w.s3"
+DECODE="sm90.ws_splitk sm90.ws_splitk.swap sm90.ws_splitk.swap.dsmem sm90.ws_splitk.dsmem sm90.ws_pingpong"
+DECODE="$DECODE sm90.ws_splitk.n192 auto"
+plots=no
+python3 -c "import matplotlib" 2>/dev/null && plots=yes
+
+# out NAME: the --json/--md (and --plot, where matplotlib is) arguments for $R/NAME.
+out() {
+  local a="--json $R/$1.json --md $R/$1.md"
+  [ $plots = yes ] && a="$a --plot $R/plots/$1"
+  echo "$a"
+}
+
+parts=("$@")
+[ ${#parts[@]} -eq 0 ] && { sed -n '2,28p' "$0"; exit 2; }
+[ "${parts[*]}" = all ] && parts=(build squares random ragged decode llm split_tail features user_path)
+steps=()
+built=no
+python3 -c "import tcgemm, sys; sys.exit('90a' not in tcgemm.build_info()['archs'])" 2>/dev/null && built=yes
+for part in "${parts[@]}"; do
+  if [ $built = no ] && [ "$part" != build ]; then steps+=(timeout=200 build=90a); built=yes; fi
+  case $part in
+    build) steps+=(timeout=200 build=90a); built=yes ;;
+    squares) steps+=(timeout=330 "bench=--shapes 2048 4096 8192 16384 --kernels $ADA $H --dtypes fp16 bf16 \
+--layouts TN NN $P $(out h200_squares)") ;;
+    random) steps+=(timeout=240 "bench=--preset random --seed 41 42 43 --count 24 --aligned-share 0.5 --kernels $H \
+--dtypes fp16 bf16 --layouts TN NN $P $(out h200_random)") ;;
+    llm) steps+=(timeout=390 "bench=--preset llm --kernels $H --dtypes bf16 fp16 --layouts TN NN $P $(out h200_llm)") ;;
+    ragged) steps+=(timeout=150 "bench=--preset ragged --kernels $ADA $H --dtypes fp16 bf16 --layouts TN NN $P \
+$(out h200_ragged)") ;;
+    decode) steps+=(timeout=150 "bench=--preset decode --kernels $DECODE --dtypes bf16 fp16 --layouts TN NN $P \
+$(out h200_decode)") ;;
+    split_tail) steps+=(timeout=150 "bench=--preset split_tail --kernels $H --dtypes fp16 bf16 --layouts TN NN $P \
+$(out h200_split_tail)") ;;
+    features) steps+=(timeout=180 "bench=--only-features $P $(out h200_features)") ;;
+    user_path) steps+=(timeout=180 "user=$(out h200_user_path)") ;;
+    *) echo "regenerate.sh: unknown part '$part'"; sed -n '2,28p' "$0"; exit 2 ;;
+  esac
+done
+echo "regenerate.sh: commit ${TCGEMM_COMMIT:-unknown} (dirty: ${TCGEMM_COMMIT_DIRTY:-unknown}), results in $R, logs in $OUT"
+if [ "${DRY_RUN:-0}" != 0 ]; then printf '%q ' bash bench/device.sh "${steps[@]}"; echo; exit 0; fi
+exec bash bench/device.sh "${steps[@]}"
