@@ -15,6 +15,7 @@ import numpy as np
 
 from . import _core
 from ._operands import BIAS_TYPES, DTYPES, bfloat16, dtype_name
+from ._workspace import WorkspaceCache
 
 _LAYOUT = (_core.Layout.NN, _core.Layout.TN)
 ACCUM = {"f32": _core.Accum.f32, "f16": _core.Accum.f16}
@@ -34,28 +35,27 @@ def plan(device, M, N, K, dtype, tn, accumulate, plain, batch, split_k, kernel):
     return p
 
 
-# Split-K workspace per (framework, device, stream), kept between calls as
-# cuBLAS keeps its workspace per handle and stream, so that a repeated call
-# allocates nothing (a framework allocation costs a few microseconds of host
-# time). Work on one stream is ordered, so consecutive calls on it can share
-# the bytes. A call being captured into a CUDA graph takes fresh memory from
-# its framework's allocator instead (the graph's private pool keeps it), so
-# growing a cached workspace later never frees memory a graph still uses.
-# release_memory() drops them.
-_WORKSPACES: dict = {}
+# Split-K workspaces kept per (framework, device, stream), bounded, so that a
+# repeated call allocates nothing (a framework allocation costs a few
+# microseconds of host time): _workspace.py says what is kept and why
+# dropping one is safe. release_memory() drops them all.
+WORKSPACES = WorkspaceCache()
 
 
 def workspace(fw, nbytes, dev, like, sh):
-    """-> (keep-alive, pointer) of at least `nbytes` on stream `sh`."""
+    """-> (keep-alive, pointer) of at least `nbytes` on stream `sh` (the
+    framework's current stream for the call: what its allocator orders on)."""
     if fw.kind == "DeviceArray":
         return fw.workspace(nbytes, dev, like)  # tcgemm's pool, ordered on the stream
     if _core.capture_status(sh) != "none":
+        # Captured into a CUDA graph: fresh memory from the framework's
+        # allocator, which serves the graph's private pool; never kept, so the
+        # cache holds nothing a graph uses.
         return fw.workspace(nbytes, dev, like)
-    key = (fw.kind, dev, sh)
-    w = _WORKSPACES.get(key)
-    if w is None or w[2] < nbytes:
+    w = WORKSPACES.lookup(fw.kind, dev, sh, nbytes)
+    if w is None:
         keep, ptr = fw.workspace(nbytes, dev, like)
-        w = _WORKSPACES[key] = (keep, ptr, nbytes)
+        w = WORKSPACES.put(fw.kind, dev, sh, keep, ptr, nbytes, fw.stream_object(sh))
     return w[0], w[1]
 
 

@@ -15,7 +15,8 @@ import math
 import numpy as np
 
 from . import _core
-from ._call import _LAYOUT, _WORKSPACES, ACCUM, capture_guard, plan
+from . import _call
+from ._call import _LAYOUT, ACCUM, capture_guard, plan
 from ._epilogue import check_bias_host
 from ._operands import BIAS_TYPES, DTYPES, bfloat16, check_dtype, check_ndim
 
@@ -40,10 +41,12 @@ def empty_pinned(shape, dtype=np.float16) -> np.ndarray:
 
 def release_memory() -> None:
     """Free the pinned staging ring and hand the device memory tcgemm's pools
-    hold unused back to the driver, and drop the split-K workspaces kept per
-    stream for torch and cupy calls (all are kept between calls, so that a
-    repeated call allocates nothing)."""
-    _WORKSPACES.clear()
+    hold unused back to the driver, and drop the split-K workspaces kept for
+    torch and cupy calls, those of every stream (all are kept between calls,
+    so that a repeated call allocates nothing). The workspaces go back to
+    their framework's allocator (``torch.cuda.empty_cache()`` then hands them
+    to the driver)."""
+    _call.WORKSPACES.clear()
     _core.release_memory()
 
 
