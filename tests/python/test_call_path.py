@@ -429,9 +429,7 @@ def test_repeated_calls_hit_the_plan_cache():
         tcgemm.matmul(x, w)
     assert len(_call._PLANS) == n
     with pytest.raises(ValueError, match="not a plan handle"):
-        _core.run(12345, 0, 0, 0, 8, 8, 8, 0, 0, 0, True)
-    with pytest.raises(ValueError, match="not a plan handle"):
-        _core.run_full(12345, 0, 0, 0, 8, 8, 8, 0, 0, 0, True, 1.0, 0.0, 0, 0, 0, 0, 2, 0, 1, 0, 0, 0)
+        _core.run(_core.RunArgs(12345, 0, 0, 0, 8, 8, 8, 0, 0, 0, True))
 
 
 def test_torch_custom_op_under_torch_compile_fullgraph():
