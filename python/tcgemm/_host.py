@@ -118,9 +118,9 @@ def numpy_matmul(call):
         out[...] = res
         return out
     if _core.device_count() == 0:
-        from ._api import build_info
+        archs = _core.build_info()["archs"]
         raise RuntimeError("tcgemm: no CUDA device was found (no GPU, or no NVIDIA driver); "
-                           f"this build holds code for {', '.join(build_info()['archs'])}")
+                           f"this build holds code for {', '.join(archs)}")
     capture_guard(sh, "a NumPy call (host memory in and out, a finished array back)")
     bias_type = BIAS_TYPES[bias_host.dtype] if bias_host is not None else 2
     if batched:
