@@ -196,43 +196,53 @@ const Plan* planned(uintptr_t handle) {
 // stream, the workspace, the epilogue's operands, the batch strides).
 // Fields of the C types the Python members below read and write directly.
 struct RunArgs {
-  unsigned long long plan = 0;
-  unsigned long long a = 0, b = 0, c = 0;  // c: the output (GemmArgs::C)
+  // Addresses and handles as signed 64-bit integers: user-space addresses fit,
+  // and Python's integer parsing then takes any integer type (__index__).
+  long long plan = 0;
+  long long a = 0, b = 0, c = 0;  // c: the output (GemmArgs::C)
   long long lda = 0, ldb = 0, ldc = 0;
-  unsigned long long stream = 0;
-  unsigned long long workspace = 0;  // 0: the kernel takes its own from tcgemm's pool
-  unsigned long long workspace_bytes = 0;
+  long long stream = 0;
+  long long workspace = 0;  // 0: the kernel takes its own from tcgemm's pool
+  long long workspace_bytes = 0;
   char grid_swizzle = 1;  // a bool (T_BOOL)
   // The epilogue: D = act(alpha * A B + beta * source + bias); the plain one by default.
   float alpha = 1.0f, beta = 0.0f;
-  unsigned long long source = 0;
+  long long source = 0;
   long long ld_source = 0, stride_source = 0;
-  unsigned long long bias = 0;
+  long long bias = 0;
   int bias_type = static_cast<int>(BiasType::f32);
   int activation = static_cast<int>(Activation::none);
   // Batches: matrices and elements between consecutive ones (0: one matrix for all).
   long long batch = 1, stride_a = 0, stride_b = 0, stride_c = 0;
 };
-static_assert(sizeof(unsigned long long) == sizeof(uintptr_t), "addresses are 64-bit");
+static_assert(sizeof(long long) == sizeof(uintptr_t), "addresses are 64-bit");
+
+template <class T>
+T* address(long long v) {
+  return reinterpret_cast<T*>(static_cast<uintptr_t>(v));
+}
+
+// What the C types let through that no call may carry (run_plan checks the rest).
+void check_fields(const RunArgs& r) {
+  if (r.a < 0 || r.b < 0 || r.c < 0 || r.stream < 0 || r.workspace < 0 || r.workspace_bytes < 0 || r.source < 0 ||
+      r.bias < 0)
+    throw py::value_error("tcgemm._core.run: an address, stream or byte count is negative");
+  if (r.bias_type < 0 || r.bias_type > 2) throw py::value_error("tcgemm._core.run: bias_type must be 0, 1 or 2");
+  if (r.activation < 0 || r.activation > 3) throw py::value_error("tcgemm._core.run: activation must be 0 .. 3");
+}
 
 GemmArgs planned_args(const Plan& p, const RunArgs& r) {
   GemmArgs g;
-  g.A = reinterpret_cast<const void*>(static_cast<uintptr_t>(r.a));
-  g.B = reinterpret_cast<const void*>(static_cast<uintptr_t>(r.b));
-  g.C = reinterpret_cast<void*>(static_cast<uintptr_t>(r.c));
+  g.A = address<const void>(r.a), g.B = address<const void>(r.b), g.C = address<void>(r.c);
   g.M = p.M, g.N = p.N, g.K = p.K, g.lda = r.lda, g.ldb = r.ldb, g.ldc = r.ldc;
   g.dtype = p.dtype, g.layout = p.layout, g.accum = p.accum, g.grid_swizzle = r.grid_swizzle != 0;
   g.stream = reinterpret_cast<cudaStream_t>(static_cast<uintptr_t>(r.stream));
-  g.workspace = reinterpret_cast<void*>(static_cast<uintptr_t>(r.workspace));
-  g.workspace_bytes = static_cast<size_t>(r.workspace_bytes);
+  g.workspace = address<void>(r.workspace), g.workspace_bytes = static_cast<size_t>(r.workspace_bytes);
   g.split_k = p.split_k;
-  if (r.bias_type < 0 || r.bias_type > 2) throw py::value_error("tcgemm._core.run: bias_type must be 0, 1 or 2");
-  if (r.activation < 0 || r.activation > 3) throw py::value_error("tcgemm._core.run: activation must be 0 .. 3");
   Epilogue& e = g.epilogue;
   e.alpha = r.alpha, e.beta = r.beta;
-  e.source = reinterpret_cast<const void*>(static_cast<uintptr_t>(r.source)), e.ld_source = r.ld_source;
-  e.batch_stride_source = r.stride_source;
-  e.bias = reinterpret_cast<const void*>(static_cast<uintptr_t>(r.bias));
+  e.source = address<const void>(r.source), e.ld_source = r.ld_source, e.batch_stride_source = r.stride_source;
+  e.bias = address<const void>(r.bias);
   e.bias_type = static_cast<BiasType>(r.bias_type), e.act = static_cast<Activation>(r.activation);
   g.batch = r.batch, g.batch_stride_a = r.stride_a, g.batch_stride_b = r.stride_b, g.batch_stride_c = r.stride_c;
   return g;
@@ -254,7 +264,7 @@ PyObject* run_args_new(PyTypeObject* type, PyObject* args, PyObject* kw) {
                                 "stream", "workspace", "workspace_bytes", "grid_swizzle", nullptr};
   RunArgs r;
   int swizzle = 1;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "KKKKLLLKKKp:RunArgs", const_cast<char**>(names), &r.plan, &r.a, &r.b,
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "LLLLLLLLLLp:RunArgs", const_cast<char**>(names), &r.plan, &r.a, &r.b,
                                    &r.c, &r.lda, &r.ldb, &r.ldc, &r.stream, &r.workspace, &r.workspace_bytes, &swizzle))
     return nullptr;
   r.grid_swizzle = static_cast<char>(swizzle);
@@ -266,7 +276,7 @@ PyObject* run_args_new(PyTypeObject* type, PyObject* args, PyObject* kw) {
 PyObject* run_args_set_epilogue(PyObject* self, PyObject* args) {
   RunArgs& r = reinterpret_cast<PyRunArgs*>(self)->r;
   RunArgs n = r;
-  if (!PyArg_ParseTuple(args, "ffKLLKii:set_epilogue", &n.alpha, &n.beta, &n.source, &n.ld_source, &n.stride_source,
+  if (!PyArg_ParseTuple(args, "ffLLLLii:set_epilogue", &n.alpha, &n.beta, &n.source, &n.ld_source, &n.stride_source,
                         &n.bias, &n.bias_type, &n.activation))
     return nullptr;
   r = n;
@@ -296,15 +306,15 @@ PyObject* run_args_repr(PyObject* self) {
 
 PyTypeObject* run_args_type() {
   static PyMemberDef members[] = {
-      TCGEMM_MEMBER(plan, T_ULONGLONG),       TCGEMM_MEMBER(a, T_ULONGLONG),
-      TCGEMM_MEMBER(b, T_ULONGLONG),          TCGEMM_MEMBER(c, T_ULONGLONG),
+      TCGEMM_MEMBER(plan, T_LONGLONG),       TCGEMM_MEMBER(a, T_LONGLONG),
+      TCGEMM_MEMBER(b, T_LONGLONG),          TCGEMM_MEMBER(c, T_LONGLONG),
       TCGEMM_MEMBER(lda, T_LONGLONG),         TCGEMM_MEMBER(ldb, T_LONGLONG),
-      TCGEMM_MEMBER(ldc, T_LONGLONG),         TCGEMM_MEMBER(stream, T_ULONGLONG),
-      TCGEMM_MEMBER(workspace, T_ULONGLONG),  TCGEMM_MEMBER(workspace_bytes, T_ULONGLONG),
+      TCGEMM_MEMBER(ldc, T_LONGLONG),         TCGEMM_MEMBER(stream, T_LONGLONG),
+      TCGEMM_MEMBER(workspace, T_LONGLONG),  TCGEMM_MEMBER(workspace_bytes, T_LONGLONG),
       TCGEMM_MEMBER(grid_swizzle, T_BOOL),    TCGEMM_MEMBER(alpha, T_FLOAT),
-      TCGEMM_MEMBER(beta, T_FLOAT),           TCGEMM_MEMBER(source, T_ULONGLONG),
+      TCGEMM_MEMBER(beta, T_FLOAT),           TCGEMM_MEMBER(source, T_LONGLONG),
       TCGEMM_MEMBER(ld_source, T_LONGLONG),   TCGEMM_MEMBER(stride_source, T_LONGLONG),
-      TCGEMM_MEMBER(bias, T_ULONGLONG),       TCGEMM_MEMBER(bias_type, T_INT),
+      TCGEMM_MEMBER(bias, T_LONGLONG),       TCGEMM_MEMBER(bias_type, T_INT),
       TCGEMM_MEMBER(activation, T_INT),       TCGEMM_MEMBER(batch, T_LONGLONG),
       TCGEMM_MEMBER(stride_a, T_LONGLONG),    TCGEMM_MEMBER(stride_b, T_LONGLONG),
       TCGEMM_MEMBER(stride_c, T_LONGLONG),    PyMemberDef{nullptr, 0, 0, 0, nullptr}};
@@ -615,7 +625,8 @@ PYBIND11_MODULE(_core, m) {
       [](py::handle args) {
         if (Py_TYPE(args.ptr()) != run_args_type()) throw py::type_error("tcgemm._core.run takes one RunArgs");
         const RunArgs& r = reinterpret_cast<PyRunArgs*>(args.ptr())->r;
-        const Plan* p = planned(static_cast<uintptr_t>(r.plan));
+        check_fields(r);
+        const Plan* p = planned(static_cast<uintptr_t>(r.plan));  // (a negative handle is no plan's either)
         const GemmArgs g = planned_args(*p, r);
         launch_planned(*p, g);
       },

@@ -49,6 +49,15 @@ def test_run_takes_one_run_args_and_checks_its_handle():
         _core.run(_core.RunArgs(12345, 0, 0, 0, 8, 8, 8, 0, 0, 0, True))
     with pytest.raises(TypeError):
         _core.run(12345, 0, 0, 0, 8, 8, 8, 0, 0, 0, True)  # the positional form is gone
+    with pytest.raises(ValueError, match="negative"):
+        _core.run(_core.RunArgs(12345, -16, 0, 0, 8, 8, 8, 0, 0, 0, True))
+    bad = _core.RunArgs(12345, 0, 0, 0, 8, 8, 8, 0, 0, 0, True)
+    bad.set_epilogue(1.0, 0.0, 0, 0, 0, 0, 3, 0)
+    with pytest.raises(ValueError, match="bias_type"):
+        _core.run(bad)
+    with pytest.raises(TypeError, match="takes one RunArgs"):
+        _core.run((12345, 0, 0, 0))
+    assert _core.RunArgs(np.int64(1), 2, 3, 4, np.int32(8), 8, 8, 7, 0, 0, True).lda == 8  # any integer type
     assert not hasattr(_core, "run_full")
 
 
