@@ -26,7 +26,11 @@ only to allocations on the stream it was allocated on, which are ordered
 after the queued work -- the rule that lets any tensor be freed while a
 kernel on its own stream still reads it (``record_stream`` is needed only
 for a tensor used on a stream other than its allocation stream, which a
-kept workspace never is). Workspaces of calls being captured into a CUDA
+kept workspace never is). A handle that outlives its stream and is given to
+a new one does not share the kept workspace with unfinished work either: a
+destroyed stream's resources are released only once its queued work has
+completed (cudaStreamDestroy), so its handle cannot name a new stream
+before then. Workspaces of calls being captured into a CUDA
 graph are never kept (``_call.workspace`` takes fresh memory from the
 framework, which serves the graph's private pool), so nothing dropped here
 can be in use by a graph.
