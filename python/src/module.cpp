@@ -4,6 +4,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <structmember.h>
 
 #include <chrono>
 #include <cstdint>
@@ -190,17 +191,155 @@ const Plan* planned(uintptr_t handle) {
   return p;
 }
 
-GemmArgs planned_args(const Plan& p, uintptr_t a, uintptr_t b, uintptr_t c, int64_t lda, int64_t ldb, int64_t ldc,
-                      uintptr_t stream, uintptr_t workspace, size_t workspace_bytes, bool grid_swizzle) {
+// One planned launch, as the Python call path builds it per call: the plan
+// handle and what the plan does not fix (addresses, leading dimensions, the
+// stream, the workspace, the epilogue's operands, the batch strides).
+// Fields of the C types the Python members below read and write directly.
+struct RunArgs {
+  // Addresses and handles as signed 64-bit integers: user-space addresses fit,
+  // and Python's integer parsing then takes any integer type (__index__).
+  long long plan = 0;
+  long long a = 0, b = 0, c = 0;  // c: the output (GemmArgs::C)
+  long long lda = 0, ldb = 0, ldc = 0;
+  long long stream = 0;
+  long long workspace = 0;  // 0: the kernel takes its own from tcgemm's pool
+  long long workspace_bytes = 0;
+  char grid_swizzle = 1;  // a bool (T_BOOL)
+  // The epilogue: D = act(alpha * A B + beta * source + bias); the plain one by default.
+  float alpha = 1.0f, beta = 0.0f;
+  long long source = 0;
+  long long ld_source = 0, stride_source = 0;
+  long long bias = 0;
+  int bias_type = static_cast<int>(BiasType::f32);
+  int activation = static_cast<int>(Activation::none);
+  // Batches: matrices and elements between consecutive ones (0: one matrix for all).
+  long long batch = 1, stride_a = 0, stride_b = 0, stride_c = 0;
+};
+static_assert(sizeof(long long) == sizeof(uintptr_t), "addresses are 64-bit");
+
+template <class T>
+T* address(long long v) {
+  return reinterpret_cast<T*>(static_cast<uintptr_t>(v));
+}
+
+// What the C types let through that no call may carry (run_plan checks the rest).
+void check_fields(const RunArgs& r) {
+  if (r.a < 0 || r.b < 0 || r.c < 0 || r.stream < 0 || r.workspace < 0 || r.workspace_bytes < 0 || r.source < 0 ||
+      r.bias < 0)
+    throw py::value_error("tcgemm._core.run: an address, stream or byte count is negative");
+  if (r.bias_type < 0 || r.bias_type > 2) throw py::value_error("tcgemm._core.run: bias_type must be 0, 1 or 2");
+  if (r.activation < 0 || r.activation > 3) throw py::value_error("tcgemm._core.run: activation must be 0 .. 3");
+}
+
+GemmArgs planned_args(const Plan& p, const RunArgs& r) {
   GemmArgs g;
-  g.A = reinterpret_cast<const void*>(a), g.B = reinterpret_cast<const void*>(b), g.C = reinterpret_cast<void*>(c);
-  g.M = p.M, g.N = p.N, g.K = p.K, g.lda = lda, g.ldb = ldb, g.ldc = ldc;
-  g.dtype = p.dtype, g.layout = p.layout, g.accum = p.accum, g.grid_swizzle = grid_swizzle;
-  g.stream = reinterpret_cast<cudaStream_t>(stream);
-  g.workspace = reinterpret_cast<void*>(workspace), g.workspace_bytes = workspace_bytes;
+  g.A = address<const void>(r.a), g.B = address<const void>(r.b), g.C = address<void>(r.c);
+  g.M = p.M, g.N = p.N, g.K = p.K, g.lda = r.lda, g.ldb = r.ldb, g.ldc = r.ldc;
+  g.dtype = p.dtype, g.layout = p.layout, g.accum = p.accum, g.grid_swizzle = r.grid_swizzle != 0;
+  g.stream = reinterpret_cast<cudaStream_t>(static_cast<uintptr_t>(r.stream));
+  g.workspace = address<void>(r.workspace), g.workspace_bytes = static_cast<size_t>(r.workspace_bytes);
   g.split_k = p.split_k;
+  Epilogue& e = g.epilogue;
+  e.alpha = r.alpha, e.beta = r.beta;
+  e.source = address<const void>(r.source), e.ld_source = r.ld_source, e.batch_stride_source = r.stride_source;
+  e.bias = address<const void>(r.bias);
+  e.bias_type = static_cast<BiasType>(r.bias_type), e.act = static_cast<Activation>(r.activation);
+  g.batch = r.batch, g.batch_stride_a = r.stride_a, g.batch_stride_b = r.stride_b, g.batch_stride_c = r.stride_c;
   return g;
 }
+
+// _core.RunArgs: the struct as a Python object whose named attributes are
+// its fields (PyMemberDef: read and written in place, no conversion layer),
+// made with the positional arguments every call sets. A plain CPython type
+// rather than a pybind11 class because it is made once per call: this costs
+// a third of a pybind11 instance, and run() reads the fields without
+// converting anything.
+struct PyRunArgs {
+  PyObject_HEAD
+  RunArgs r;
+};
+
+PyObject* run_args_new(PyTypeObject* type, PyObject* args, PyObject* kw) {
+  static const char* names[] = {"plan",   "a",         "b",               "c",            "lda", "ldb", "ldc",
+                                "stream", "workspace", "workspace_bytes", "grid_swizzle", nullptr};
+  RunArgs r;
+  int swizzle = 1;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "LLLLLLLLLLp:RunArgs", const_cast<char**>(names), &r.plan, &r.a, &r.b,
+                                   &r.c, &r.lda, &r.ldb, &r.ldc, &r.stream, &r.workspace, &r.workspace_bytes, &swizzle))
+    return nullptr;
+  r.grid_swizzle = static_cast<char>(swizzle);
+  PyObject* self = type->tp_alloc(type, 0);
+  if (self) reinterpret_cast<PyRunArgs*>(self)->r = r;
+  return self;
+}
+
+PyObject* run_args_set_epilogue(PyObject* self, PyObject* args) {
+  RunArgs& r = reinterpret_cast<PyRunArgs*>(self)->r;
+  RunArgs n = r;
+  if (!PyArg_ParseTuple(args, "ffLLLLii:set_epilogue", &n.alpha, &n.beta, &n.source, &n.ld_source, &n.stride_source,
+                        &n.bias, &n.bias_type, &n.activation))
+    return nullptr;
+  r = n;
+  Py_RETURN_NONE;
+}
+
+PyObject* run_args_set_batch(PyObject* self, PyObject* args) {
+  RunArgs& r = reinterpret_cast<PyRunArgs*>(self)->r;
+  RunArgs n = r;
+  if (!PyArg_ParseTuple(args, "LLLL:set_batch", &n.batch, &n.stride_a, &n.stride_b, &n.stride_c)) return nullptr;
+  r = n;
+  Py_RETURN_NONE;
+}
+
+PyObject* run_args_repr(PyObject* self) {
+  const RunArgs& r = reinterpret_cast<PyRunArgs*>(self)->r;
+  const std::string s = "RunArgs(plan=" + std::to_string(r.plan) + ", a=" + std::to_string(r.a) +
+                        ", b=" + std::to_string(r.b) + ", c=" + std::to_string(r.c) + ", lda=" + std::to_string(r.lda) +
+                        ", ldb=" + std::to_string(r.ldb) + ", ldc=" + std::to_string(r.ldc) +
+                        ", stream=" + std::to_string(r.stream) + ", workspace_bytes=" + std::to_string(r.workspace_bytes) +
+                        ", batch=" + std::to_string(r.batch) + ")";
+  return PyUnicode_FromString(s.c_str());
+}
+
+#define TCGEMM_MEMBER(name, type) \
+  PyMemberDef { const_cast<char*>(#name), type, static_cast<Py_ssize_t>(offsetof(PyRunArgs, r) + offsetof(RunArgs, name)), 0, nullptr }
+
+PyTypeObject* run_args_type() {
+  static PyMemberDef members[] = {
+      TCGEMM_MEMBER(plan, T_LONGLONG),       TCGEMM_MEMBER(a, T_LONGLONG),
+      TCGEMM_MEMBER(b, T_LONGLONG),          TCGEMM_MEMBER(c, T_LONGLONG),
+      TCGEMM_MEMBER(lda, T_LONGLONG),         TCGEMM_MEMBER(ldb, T_LONGLONG),
+      TCGEMM_MEMBER(ldc, T_LONGLONG),         TCGEMM_MEMBER(stream, T_LONGLONG),
+      TCGEMM_MEMBER(workspace, T_LONGLONG),  TCGEMM_MEMBER(workspace_bytes, T_LONGLONG),
+      TCGEMM_MEMBER(grid_swizzle, T_BOOL),    TCGEMM_MEMBER(alpha, T_FLOAT),
+      TCGEMM_MEMBER(beta, T_FLOAT),           TCGEMM_MEMBER(source, T_LONGLONG),
+      TCGEMM_MEMBER(ld_source, T_LONGLONG),   TCGEMM_MEMBER(stride_source, T_LONGLONG),
+      TCGEMM_MEMBER(bias, T_LONGLONG),       TCGEMM_MEMBER(bias_type, T_INT),
+      TCGEMM_MEMBER(activation, T_INT),       TCGEMM_MEMBER(batch, T_LONGLONG),
+      TCGEMM_MEMBER(stride_a, T_LONGLONG),    TCGEMM_MEMBER(stride_b, T_LONGLONG),
+      TCGEMM_MEMBER(stride_c, T_LONGLONG),    PyMemberDef{nullptr, 0, 0, 0, nullptr}};
+  static PyMethodDef methods[] = {
+      {"set_epilogue", run_args_set_epilogue, METH_VARARGS,
+       "set_epilogue(alpha, beta, source, ld_source, stride_source, bias, bias_type, activation)"},
+      {"set_batch", run_args_set_batch, METH_VARARGS, "set_batch(batch, stride_a, stride_b, stride_c)"},
+      {nullptr, nullptr, 0, nullptr}};
+  static PyTypeObject type = [] {
+    PyTypeObject t{PyVarObject_HEAD_INIT(nullptr, 0)};
+    t.tp_name = "tcgemm._core.RunArgs";
+    t.tp_basicsize = sizeof(PyRunArgs);
+    t.tp_flags = Py_TPFLAGS_DEFAULT;
+    t.tp_doc = "RunArgs(plan, a, b, c, lda, ldb, ldc, stream, workspace, workspace_bytes, grid_swizzle): one planned "
+               "launch, the argument of run(); the epilogue and batch fields default to the plain, single-matrix call.";
+    t.tp_new = run_args_new;
+    t.tp_repr = run_args_repr;
+    t.tp_members = members;
+    t.tp_methods = methods;
+    return t;
+  }();
+  return &type;
+}
+
+#undef TCGEMM_MEMBER
 
 struct DeviceGuard;
 void launch_planned(const Plan& p, const GemmArgs& g);
@@ -476,31 +615,22 @@ PYBIND11_MODULE(_core, m) {
       py::arg("accum"), py::arg("plain"), py::arg("batch"), py::arg("split_k"), py::arg("device") = -1,
       "-> (plan handle, kernel name, workspace bytes) for a shape on the current device (cached).");
 
-  // Positional only, no keyword parsing: this is the per-call path. `run` is
-  // the plain 2-D call (the common one: ten integers to convert), `run_full`
-  // takes the epilogue and batch fields too.
-  m.def("run", [](uintptr_t plan, uintptr_t a, uintptr_t b, uintptr_t c, int64_t lda, int64_t ldb, int64_t ldc,
-                  uintptr_t stream, uintptr_t workspace, size_t workspace_bytes, bool grid_swizzle) {
-    const Plan* p = planned(plan);
-    GemmArgs g = planned_args(*p, a, b, c, lda, ldb, ldc, stream, workspace, workspace_bytes, grid_swizzle);
-    launch_planned(*p, g);
-  });
-  m.def("run_full",
-        [](uintptr_t plan, uintptr_t a, uintptr_t b, uintptr_t c, int64_t lda, int64_t ldb, int64_t ldc,
-           uintptr_t stream, uintptr_t workspace, size_t workspace_bytes, bool grid_swizzle, float alpha, float beta,
-           uintptr_t source, int64_t ld_source, int64_t stride_source, uintptr_t bias, int bias_type, int act,
-           int64_t batch, int64_t stride_a, int64_t stride_b, int64_t stride_c) {
-          const Plan* p = planned(plan);
-          GemmArgs g = planned_args(*p, a, b, c, lda, ldb, ldc, stream, workspace, workspace_bytes, grid_swizzle);
-          if (bias_type < 0 || bias_type > 2 || act < 0 || act > 3) throw py::value_error("tcgemm._core.run: bad enum");
-          g.epilogue.alpha = alpha, g.epilogue.beta = beta;
-          g.epilogue.source = reinterpret_cast<const void*>(source), g.epilogue.ld_source = ld_source;
-          g.epilogue.batch_stride_source = stride_source;
-          g.epilogue.bias = reinterpret_cast<const void*>(bias);
-          g.epilogue.bias_type = static_cast<BiasType>(bias_type), g.epilogue.act = static_cast<Activation>(act);
-          g.batch = batch, g.batch_stride_a = stride_a, g.batch_stride_b = stride_b, g.batch_stride_c = stride_c;
-          launch_planned(*p, g);
-        });
+  // The per-call path: Python builds one RunArgs per call -- the fields every
+  // call sets, then set_epilogue / set_batch where the call has them -- and
+  // run() checks it against its plan and launches.
+  if (PyType_Ready(run_args_type()) < 0) throw py::error_already_set();
+  m.add_object("RunArgs", py::handle(reinterpret_cast<PyObject*>(run_args_type())));
+  m.def(
+      "run",
+      [](py::handle args) {
+        if (Py_TYPE(args.ptr()) != run_args_type()) throw py::type_error("tcgemm._core.run takes one RunArgs");
+        const RunArgs& r = reinterpret_cast<PyRunArgs*>(args.ptr())->r;
+        check_fields(r);
+        const Plan* p = planned(static_cast<uintptr_t>(r.plan));  // (a negative handle is no plan's either)
+        const GemmArgs g = planned_args(*p, r);
+        launch_planned(*p, g);
+      },
+      "Checks the RunArgs against its plan's shape and device, then enqueues the kernel on its stream.");
 
   m.def(
       "time_tensor_map_encode",

@@ -12,11 +12,12 @@ from __future__ import annotations
 import numpy as np
 
 from . import _core
-from ._call import ACCUM, adapter_of, device_matmul
+from ._call import _ADAPTERS, ACCUM, _to_numpy, adapter_of, device_matmul
 from ._device_array import DeviceArray, _on_device, _stream_handle, from_dlpack, to_device
 from ._epilogue import Epilogue
 from ._host import empty_pinned, host_array, numpy_matmul, release_memory, set_staging_limit
 from ._operands import DTYPES, bfloat16, float16  # noqa: F401 (re-exported by the package)
+from ._record import Call
 
 __all__ = ["matmul", "DeviceArray", "to_device", "from_dlpack", "kernels", "build_info", "device_info",
            "empty_pinned", "release_memory", "set_staging_limit"]
@@ -35,6 +36,10 @@ def _check_options(kernel, accumulate, split_k):
     if kernel != "auto" and kernel not in _kernel_names():
         raise ValueError(f"tcgemm: unknown kernel {kernel!r}; tcgemm.kernels() lists them")
 
+
+# Call(...) with every field given, without the NamedTuple's argument
+# handling (a third of its cost; this is the per-call path).
+_new_call = tuple.__new__
 
 # The option combinations already checked (a call repeats the same ones).
 _CHECKED = set()
@@ -114,8 +119,18 @@ def matmul(a, b, *, c=None, alpha: float = 1.0, beta: float = 0.0, bias=None, ac
     # Which path: any operand in device memory (or a device out) makes it a
     # device call whose result is of the kind of `out`, else of the first
     # device-resident input.
-    ad_a, ad_b = adapter_of(a), adapter_of(b)
-    ad_out = adapter_of(out) if out is not None else None
+    # (adapter_of's cache read inline: three function calls fewer per call)
+    ad_a = _ADAPTERS.get(a.__class__, False)
+    if ad_a is False:
+        ad_a = adapter_of(a)
+    ad_b = _ADAPTERS.get(b.__class__, False)
+    if ad_b is False:
+        ad_b = adapter_of(b)
+    ad_out = None
+    if out is not None:
+        ad_out = _ADAPTERS.get(out.__class__, False)
+        if ad_out is False:
+            ad_out = adapter_of(out)
     if ad_out is not None:
         fw, like = ad_out, out
     elif ad_a is not None:
@@ -133,38 +148,39 @@ def matmul(a, b, *, c=None, alpha: float = 1.0, beta: float = 0.0, bias=None, ac
                           stream=stream, device=device)
         a, b = host_array(a, "a"), host_array(b, "b")
         with _on_device(device):
-            return numpy_matmul(a, b, ep, out, kernel, accumulate, sk, grid_swizzle, sh)
+            return numpy_matmul(_new_call(Call, (a, b, out, ep, kernel, accumulate, sk, grid_swizzle, sh, None, None,
+                                                 None, None, None, None)))
     if ad_a is None:
         a = host_array(a, "a")
     if ad_b is None:
         b = host_array(b, "b")
-    if out is not None and ad_out is None:
-        return _into_host_out(a, b, c, alpha, beta, bias, activation, out, kernel, accumulate, split_k, grid_swizzle,
-                              stream, device)
     dev = fw.device_of(like)
     if device is not None:
         if isinstance(device, bool) or not isinstance(device, (int, np.integer)):
             raise TypeError(f"tcgemm: device must be an int index, got {device!r}")
         if int(device) != dev:
             raise ValueError(f"tcgemm: the operands live on device {dev}, but device={device} was asked for")
+    call = _new_call(Call, (a, b, out, ep, kernel, accumulate, sk, grid_swizzle,
+                            None if stream is None else _stream_handle(stream), dev, fw, ad_a, ad_b, ad_out, like))
+    if out is not None and ad_out is None:
+        return _into_host_out(call)
     if _several_devices() and _core.get_device() != dev:
         # Allocations (cupy's, DeviceArrays', staging) and the framework's
         # current stream are per device: make the operands' device current.
         with _on_device(dev):
-            return _device_call(fw, ad_a, ad_b, ad_out, a, b, ep, out, kernel, accumulate, sk, grid_swizzle,
-                                stream, dev, like)
-    return _device_call(fw, ad_a, ad_b, ad_out, a, b, ep, out, kernel, accumulate, sk, grid_swizzle, stream, dev,
-                        like)
+            return _device_call(call)
+    if stream is None:  # the common case, without _device_call's frame
+        return device_matmul(call, fw.stream(dev))
+    return _device_call(call)
 
 
-def _device_call(fw, ad_a, ad_b, ad_out, a, b, ep, out, kernel, accumulate, sk, grid_swizzle, stream, dev, like):
-    if stream is None:
-        return device_matmul(fw, ad_a, ad_b, ad_out, a, b, ep, out, kernel, accumulate, sk, grid_swizzle,
-                             fw.stream(dev), dev, like)
-    sh = _stream_handle(stream)
-    with fw_stream(fw, sh, dev):
-        return device_matmul(fw, ad_a, ad_b, ad_out, a, b, ep, out, kernel, accumulate, sk, grid_swizzle, sh, dev,
-                             like)
+def _device_call(call):
+    """device_matmul on the call's stream: the framework's current one, or the
+    caller's made current for the call (so its allocations are ordered with the launch)."""
+    if call.stream is None:
+        return device_matmul(call, call.fw.stream(call.device))
+    with fw_stream(call.fw, call.stream, call.device):
+        return device_matmul(call, call.stream)
 
 
 _DEVICE_COUNT = None
@@ -177,15 +193,14 @@ def _several_devices() -> bool:
     return _DEVICE_COUNT > 1
 
 
-def _into_host_out(a, b, c, alpha, beta, bias, activation, out, kernel, accumulate, split_k, grid_swizzle, stream,
-                   device):
+def _into_host_out(call):
     """Device inputs, a NumPy out: compute on the device, then copy down."""
+    out = call.out
     if not isinstance(out, np.ndarray):
         raise TypeError(f"tcgemm: out must be a NumPy array, a DeviceArray or a torch/cupy tensor, "
                         f"got {type(out).__name__}")
-    res = matmul(a, b, c=c, alpha=alpha, beta=beta, bias=bias, activation=activation, kernel=kernel,
-                 accumulate=accumulate, split_k=split_k, grid_swizzle=grid_swizzle, stream=stream, device=device)
-    host = _host_copy(res)
+    res = matmul(call.a, call.b, **call.options())
+    host = _to_numpy(res, None)
     if host.shape != out.shape:
         raise ValueError(f"tcgemm: out has shape {tuple(out.shape)}, expected {host.shape}")
     if host.dtype != out.dtype:
@@ -215,11 +230,6 @@ class fw_stream:
     def __exit__(self, *exc):
         if self.ctx is not None:
             self.ctx.__exit__(*exc)
-
-
-def _host_copy(x) -> np.ndarray:
-    from ._call import _to_numpy
-    return _to_numpy(x, None)
 
 
 def _foreign_cuda(x) -> bool:

@@ -15,6 +15,7 @@ import numpy as np
 
 from . import _core
 from ._operands import BIAS_TYPES, DTYPES, bfloat16, dtype_name
+from ._workspace import WorkspaceCache
 
 _LAYOUT = (_core.Layout.NN, _core.Layout.TN)
 ACCUM = {"f32": _core.Accum.f32, "f16": _core.Accum.f16}
@@ -34,28 +35,27 @@ def plan(device, M, N, K, dtype, tn, accumulate, plain, batch, split_k, kernel):
     return p
 
 
-# Split-K workspace per (framework, device, stream), kept between calls as
-# cuBLAS keeps its workspace per handle and stream, so that a repeated call
-# allocates nothing (a framework allocation costs a few microseconds of host
-# time). Work on one stream is ordered, so consecutive calls on it can share
-# the bytes. A call being captured into a CUDA graph takes fresh memory from
-# its framework's allocator instead (the graph's private pool keeps it), so
-# growing a cached workspace later never frees memory a graph still uses.
-# release_memory() drops them.
-_WORKSPACES: dict = {}
+# Split-K workspaces kept per (framework, device, stream), bounded, so that a
+# repeated call allocates nothing (a framework allocation costs a few
+# microseconds of host time): _workspace.py says what is kept and why
+# dropping one is safe. release_memory() drops them all.
+WORKSPACES = WorkspaceCache()
 
 
 def workspace(fw, nbytes, dev, like, sh):
-    """-> (keep-alive, pointer) of at least `nbytes` on stream `sh`."""
+    """-> (keep-alive, pointer) of at least `nbytes` on stream `sh` (the
+    framework's current stream for the call: what its allocator orders on)."""
     if fw.kind == "DeviceArray":
         return fw.workspace(nbytes, dev, like)  # tcgemm's pool, ordered on the stream
     if _core.capture_status(sh) != "none":
+        # Captured into a CUDA graph: fresh memory from the framework's
+        # allocator, which serves the graph's private pool; never kept, so the
+        # cache holds nothing a graph uses.
         return fw.workspace(nbytes, dev, like)
-    key = (fw.kind, dev, sh)
-    w = _WORKSPACES.get(key)
-    if w is None or w[2] < nbytes:
+    w = WORKSPACES.lookup(fw.kind, dev, sh, nbytes)
+    if w is None:
         keep, ptr = fw.workspace(nbytes, dev, like)
-        w = _WORKSPACES[key] = (keep, ptr, nbytes)
+        w = WORKSPACES.put(fw.kind, dev, sh, keep, ptr, nbytes, fw.stream_object(sh))
     return w[0], w[1]
 
 
@@ -126,19 +126,24 @@ def _inner_mismatch(batched, M, K, Kb, N):
     return ValueError(f"tcgemm: inner dimensions differ: a is {pre}{M}x{K}, b is {pre}{Kb}x{N}")
 
 
-def device_matmul(fw, ada, adb, ad_out, a, b, ep, out, kernel, accumulate, split_k, grid_swizzle, sh, dev, like):
-    """a @ b (with the epilogue `ep`) for operands in device memory. Each
-    operand is read (and if need be staged) by its own adapter (`ada`,
-    `adb`, `ad_out`; None for a NumPy operand); memory the call makes comes
-    from `fw`, the adapter of `like`, the operand that decides the result's kind."""
+def device_matmul(call, sh):
+    """a @ b (with the epilogue) for operands in device memory, on stream `sh`
+    (the call's stream, current in its framework). Each operand is read (and
+    if need be staged) by its own adapter (`call.ad_a`, `ad_b`, `ad_out`; None
+    for a NumPy operand); memory the call makes comes from `call.fw`, the
+    adapter of `call.like`, the operand that decides the result's kind."""
+    # Every field at once (one tuple unpacking; cheaper than reading them one by one).
+    a, b, out, ep, kernel, accumulate, split_k, grid_swizzle, _stream, dev, fw, ada, adb, ad_out, like = call
     if ada is None or adb is None:
         capture_guard(sh, "a NumPy operand mixed with device operands (uploaded first)")
         if ada is None:
             a, ada = fw.from_host(a, sh, dev, like), fw
         if adb is None:
             b, adb = fw.from_host(b, sh, dev, like), fw
-    _same_device(ada, a, "a", dev)
-    _same_device(adb, b, "b", dev)
+    if ada.device_of(a) != dev:  # (the checks of _same_device, inline: this is the per-call path)
+        _same_device(ada, a, "a", dev)
+    if adb.device_of(b) != dev:
+        _same_device(adb, b, "b", dev)
     A = ada.operand(a, "a")
     if A is None or A.transposed:  # the kernels read A row-major
         A = ada.stage(a, "a", sh)
@@ -181,7 +186,7 @@ def device_matmul(fw, ada, adb, ad_out, a, b, ep, out, kernel, accumulate, split
                 raise ValueError("tcgemm: out must be a row-major DeviceArray, not a transposed view")
             # c is out: read from the staged copy, written in place there
             D, staged_out = (ad_out.stage(out, "out", sh) if ep.c is out else None), True
-        else:
+        elif ad_out.device_of(out) != dev:
             _same_device(ad_out, out, "out", dev)
     if M == 0 or N == 0 or K == 0 or batch == 0:
         return _empty_product(fw, ep, out, (batch, M, N) if batched else (M, N), dt, sh, dev, like, batched)
@@ -190,11 +195,14 @@ def device_matmul(fw, ada, adb, ad_out, a, b, ep, out, kernel, accumulate, split
             capture_guard(sh, f"a new {fw.kind} result")
         D = fw.empty(batch if batched else None, M, N, dt, dev, sh, like)
 
-    h, _name, ws_bytes = plan(dev, M, N, K, dt, B.transposed, accumulate, ep.plain, batch, split_k, kernel)
-    ws_keep, ws_ptr = workspace(fw, ws_bytes, dev, like, sh) if ws_bytes else (None, 0)
-    if ep.plain and batch == 1:
-        _core.run(h, A.ptr, B.ptr, D.ptr, A.ld, B.ld, D.ld, sh, ws_ptr, ws_bytes, grid_swizzle)
-    else:
+    tn = B.transposed
+    p = _PLANS.get((dev, M, N, K, dt, tn, accumulate, ep.plain, batch, split_k, kernel))  # plan()'s cache, inline
+    if p is None:
+        p = plan(dev, M, N, K, dt, tn, accumulate, ep.plain, batch, split_k, kernel)
+    h, _name, workspace_bytes = p
+    workspace_keep, workspace_ptr = workspace(fw, workspace_bytes, dev, like, sh) if workspace_bytes else (None, 0)
+    run = _core.RunArgs(h, A.ptr, B.ptr, D.ptr, A.ld, B.ld, D.ld, sh, workspace_ptr, workspace_bytes, grid_swizzle)
+    if not ep.plain:  # (c is None when beta == 0)
         src, ld_src, stride_src = 0, 0, 0
         if ep.c is not None:
             if ep.c is out:
@@ -216,8 +224,10 @@ def device_matmul(fw, ada, adb, ad_out, a, b, ep, out, kernel, accumulate, split
         bias_ptr, bias_type, keep_bias = 0, 2, None
         if ep.bias is not None:
             bias_ptr, bias_type, keep_bias = _bias(fw, ep, N, sh, dev, like)
-        _core.run_full(h, A.ptr, B.ptr, D.ptr, A.ld, B.ld, D.ld, sh, ws_ptr, ws_bytes, grid_swizzle, ep.alpha, ep.beta,
-                       src, ld_src, stride_src, bias_ptr, bias_type, ep.act, batch, sa, sb, D.bstride)
+        run.set_epilogue(ep.alpha, ep.beta, src, ld_src, stride_src, bias_ptr, bias_type, ep.act)
+    if batch != 1:
+        run.set_batch(batch, sa, sb, D.bstride)
+    _core.run(run)
     if fw.kind == "DeviceArray":
         fw.mark_used(D, sh)
     if out is not None:

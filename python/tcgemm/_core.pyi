@@ -63,12 +63,37 @@ def time_gemm(kernel: str, rotation: list[tuple[int, int, int]], M: int, N: int,
 # The planned call path: plan once per shape (cached), then run = checks + one launch.
 def plan(kernel: str, M: int, N: int, K: int, dtype: DType, layout: Layout, accum: Accum, plain: bool, batch: int,
          split_k: int, device: int = -1) -> tuple[int, str, int]: ...
-def run(plan: int, a: int, b: int, c: int, lda: int, ldb: int, ldc: int, stream: int, workspace: int,
-        workspace_bytes: int, grid_swizzle: bool, /) -> None: ...
-def run_full(plan: int, a: int, b: int, c: int, lda: int, ldb: int, ldc: int, stream: int, workspace: int,
-             workspace_bytes: int, grid_swizzle: bool, alpha: float, beta: float, source: int, ld_source: int,
-             stride_source: int, bias: int, bias_type: int, act: int, batch: int, stride_a: int, stride_b: int,
-             stride_c: int, /) -> None: ...
+class RunArgs:
+    """One planned launch: the plan handle and what the plan does not fix. Built once per call."""
+    plan: int
+    a: int
+    b: int
+    c: int  # the output
+    lda: int
+    ldb: int
+    ldc: int
+    stream: int
+    workspace: int  # 0: the kernel takes its own from tcgemm's pool
+    workspace_bytes: int
+    grid_swizzle: bool
+    alpha: float  # the epilogue (defaults: the plain one)
+    beta: float
+    source: int
+    ld_source: int
+    stride_source: int
+    bias: int
+    bias_type: int  # BiasType's value
+    activation: int  # Activation's value
+    batch: int
+    stride_a: int
+    stride_b: int
+    stride_c: int
+    def __init__(self, plan: int, a: int, b: int, c: int, lda: int, ldb: int, ldc: int, stream: int, workspace: int,
+                 workspace_bytes: int, grid_swizzle: bool) -> None: ...
+    def set_epilogue(self, alpha: float, beta: float, source: int, ld_source: int, stride_source: int, bias: int,
+                     bias_type: int, activation: int) -> None: ...
+    def set_batch(self, batch: int, stride_a: int, stride_b: int, stride_c: int) -> None: ...
+def run(args: RunArgs, /) -> None: ...
 def capture_status(stream: int) -> str: ...
 def time_tensor_map_encode(n: int = 1000) -> float: ...
 def pool_stats() -> dict[str, int]: ...

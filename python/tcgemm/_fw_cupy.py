@@ -19,6 +19,17 @@ def stream(device) -> int:
     return cupy.cuda.get_current_stream().ptr
 
 
+def stream_object(sh):
+    """The cupy Stream behind handle `sh` when it is the current stream and owns
+    its CUDA stream (destroyed with the object), else None. The split-K
+    workspace kept for `sh` goes when it does (``_workspace.py``); an
+    ExternalStream (how a call given stream= runs) lives for one call only."""
+    s = cupy.cuda.get_current_stream()
+    if s.ptr != sh or isinstance(s, cupy.cuda.ExternalStream):
+        return None
+    return s
+
+
 def operand(x, what):
     dt = check_dtype(x.dtype, what)
     nd = x.ndim

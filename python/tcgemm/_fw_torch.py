@@ -35,6 +35,12 @@ def stream(device) -> int:
     return torch.cuda.current_stream(device).cuda_stream
 
 
+def stream_object(sh):
+    """None: torch's streams come from a fixed pool per device and are never
+    destroyed, so a handle never outlives its stream (``_workspace.py``)."""
+    return None
+
+
 def _dtype(x, what):
     dt = _DT.get(x.dtype)
     if dt is None:

@@ -15,10 +15,10 @@ import math
 import numpy as np
 
 from . import _core
-from ._call import _LAYOUT, _WORKSPACES, ACCUM, capture_guard, plan
+from . import _call
+from ._call import _LAYOUT, ACCUM, _to_numpy, capture_guard, plan
 from ._epilogue import check_bias_host
 from ._operands import BIAS_TYPES, DTYPES, bfloat16, check_dtype, check_ndim
-
 
 
 def empty_pinned(shape, dtype=np.float16) -> np.ndarray:
@@ -40,10 +40,12 @@ def empty_pinned(shape, dtype=np.float16) -> np.ndarray:
 
 def release_memory() -> None:
     """Free the pinned staging ring and hand the device memory tcgemm's pools
-    hold unused back to the driver, and drop the split-K workspaces kept per
-    stream for torch and cupy calls (all are kept between calls, so that a
-    repeated call allocates nothing)."""
-    _WORKSPACES.clear()
+    hold unused back to the driver, and drop the split-K workspaces kept for
+    torch and cupy calls, those of every stream (all are kept between calls,
+    so that a repeated call allocates nothing). The workspaces go back to
+    their framework's allocator (``torch.cuda.empty_cache()`` then hands them
+    to the driver)."""
+    _call.WORKSPACES.clear()
     _core.release_memory()
 
 
@@ -71,7 +73,9 @@ def host_array(x, what: str) -> np.ndarray:
     return arr
 
 
-def numpy_matmul(a: np.ndarray, b: np.ndarray, ep, out, kernel, accumulate, split_k, grid_swizzle, sh):
+def numpy_matmul(call):
+    """The NumPy path: `call.a` and `call.b` are host arrays (``host_array``), `call.stream` a handle."""
+    a, b, ep, out, sh = call.a, call.b, call.ep, call.out, call.stream
     batched = a.ndim == 3 or b.ndim == 3
     if a.dtype != b.dtype:
         raise TypeError(f"tcgemm: a and b must have the same dtype, got {a.dtype} and {b.dtype}")
@@ -81,7 +85,7 @@ def numpy_matmul(a: np.ndarray, b: np.ndarray, ep, out, kernel, accumulate, spli
     if K != Kb:
         pre = "...x" if batched else ""
         raise ValueError(f"tcgemm: inner dimensions differ: a is {pre}{M}x{K}, b is {pre}{Kb}x{N}")
-    if accumulate == "f16" and dt == bfloat16:
+    if call.accumulate == "f16" and dt == bfloat16:
         raise ValueError("tcgemm: accumulate='f16' needs float16 inputs (bf16 tensor-core MMAs accumulate in f32)")
     batch = 1
     if batched:
@@ -114,14 +118,13 @@ def numpy_matmul(a: np.ndarray, b: np.ndarray, ep, out, kernel, accumulate, spli
         out[...] = res
         return out
     if _core.device_count() == 0:
-        from ._api import build_info
+        archs = _core.build_info()["archs"]
         raise RuntimeError("tcgemm: no CUDA device was found (no GPU, or no NVIDIA driver); "
-                           f"this build holds code for {', '.join(build_info()['archs'])}")
+                           f"this build holds code for {', '.join(archs)}")
     capture_guard(sh, "a NumPy call (host memory in and out, a finished array back)")
     bias_type = BIAS_TYPES[bias_host.dtype] if bias_host is not None else 2
     if batched:
-        return _batched(a, b, ep, out, c_host, bias_host, bias_type, kernel, accumulate, split_k, grid_swizzle, sh,
-                        batch, M, N, K, dt)
+        return _batched(call, c_host, bias_host, bias_type, batch, M, N, K)
     a2 = _rows(a)
     if b.shape[0] > 1 and b.shape[1] > 1 and b.strides[0] == b.itemsize:  # F-ordered rows: w.T, the TN case
         tn, store = True, _rows(b.T)
@@ -130,9 +133,10 @@ def numpy_matmul(a: np.ndarray, b: np.ndarray, ep, out, kernel, accumulate, spli
     d = out if out is not None and _rows(out) is out else np.empty((M, N), dt)
     src = None if c_host is None else _rows(np.asarray(c_host))
     bias_arr = None if bias_host is None else np.ascontiguousarray(bias_host)
-    _core.host_gemm(kernel, a2.view(np.uint16), store.view(np.uint16), d.view(np.uint16),
+    _core.host_gemm(call.kernel, a2.view(np.uint16), store.view(np.uint16), d.view(np.uint16),
                     None if src is None else src.view(np.uint16), bias_arr, M, N, K, DTYPES[dt], _LAYOUT[tn],
-                    ACCUM[accumulate], grid_swizzle, split_k, ep.alpha, ep.beta, bias_type, ep.act, sh, 0)
+                    ACCUM[call.accumulate], call.grid_swizzle, call.split_k, ep.alpha, ep.beta, bias_type, ep.act, sh,
+                    0)
     if out is not None and d is not out:
         out[...] = d
         return out
@@ -140,14 +144,14 @@ def numpy_matmul(a: np.ndarray, b: np.ndarray, ep, out, kernel, accumulate, spli
 
 
 def _host_of(x):
-    from ._call import _to_numpy
     return _to_numpy(x, None)
 
 
-def _batched(a, b, ep, out, c_host, bias_host, bias_type, kernel, accumulate, split_k, grid_swizzle, sh, batch,
-             M, N, K, dt):
+def _batched(call, c_host, bias_host, bias_type, batch, M, N, K):
     """Batched NumPy operands: each uploaded whole (through the staging
     ring), one launch for the batch, the result downloaded."""
+    a, b, ep, out, sh = call.a, call.b, call.ep, call.out, call.stream
+    dt = a.dtype
     keep = []
 
     def up(x2d):
@@ -192,9 +196,12 @@ def _batched(a, b, ep, out, c_host, bias_host, bias_type, kernel, accumulate, sp
             keep.append(bb)
             bb.upload(words, sh)
             bias_ptr = bb.ptr
-        h, _name, ws = plan(_core.get_device(), M, N, K, dt, tn, accumulate, ep.plain, batch, split_k, kernel)
-        _core.run_full(h, da.ptr, db.ptr, dd.ptr, da.pitch, db.pitch, dd.pitch, sh, 0, 0, grid_swizzle, ep.alpha, ep.beta,
-                  src, ld_src, stride_src, bias_ptr, bias_type, ep.act, batch, sa, sb, M * dd.pitch)
+        h, _name, _workspace_bytes = plan(_core.get_device(), M, N, K, dt, tn, call.accumulate, ep.plain, batch,
+                                          call.split_k, call.kernel)
+        run = _core.RunArgs(h, da.ptr, db.ptr, dd.ptr, da.pitch, db.pitch, dd.pitch, sh, 0, 0, call.grid_swizzle)
+        run.set_epilogue(ep.alpha, ep.beta, src, ld_src, stride_src, bias_ptr, bias_type, ep.act)
+        run.set_batch(batch, sa, sb, M * dd.pitch)
+        _core.run(run)  # workspace 0: the kernel takes its own from tcgemm's pool, on `sh`
         res = np.empty((batch * M, N), dt)
         dd.download(res, sh)
         res = res.reshape(batch, M, N)

@@ -221,7 +221,7 @@ def test_back_to_back_calls_see_each_others_results(kernel, M, K, graph):
     kernels, so the reduction's output feeds the next GEMM) and overwrites what
     the call before read (write after read). Written for programmatic
     dependent launch, which would let a kernel start before the one ahead
-    finishes (bench/NOTES.md, eleventh session: measured, not kept); it holds
+    finishes (bench/NOTES.md, "Tried, not kept: programmatic dependent launch"); it holds
     any launch change to the stream's order. Every buffer
     starts as NaN, so a read that ran ahead of its writer shows."""
     if kernel != "auto" and not _runnable(kernel):
@@ -280,30 +280,35 @@ def test_uncapturable_calls_say_so_and_leave_the_capture_alone():
     assert rel_err(_np(z), _ref(x, x)) < 2e-3
 
 
-@pytest.mark.skipif(not _core.device_count() or not _runnable("sm90.ws_splitk"), reason="needs sm90.ws_splitk (sm_90a)")
+_SPLIT = pytest.mark.skipif(not _core.device_count() or not _runnable("sm90.ws_splitk"),
+                            reason="needs sm90.ws_splitk (sm_90a)")
+
+
+@_SPLIT
 def test_split_k_workspace_is_kept_per_stream():
     """A repeated split-K call with out= allocates nothing (its workspace is kept
     for the stream, as cuBLAS keeps its own), on another stream it gets its own,
     and the results stay right on both; release_memory() drops the kept ones."""
+    from tcgemm import _call
+    tcgemm.release_memory()
     x, w = _t((16, 4096)), _t((2048, 4096))
     out = torch.full((16, 2048), float("nan"), dtype=torch.float16, device="cuda")
     kw = dict(kernel="sm90.ws_splitk", split_k=4)
     tcgemm.matmul(x, w.t(), out=out, **kw)
     torch.cuda.synchronize()
+    assert len(_call.WORKSPACES) == 1
     before = torch.cuda.memory_stats()["allocation.all.allocated"]
     for _ in range(5):
         tcgemm.matmul(x, w.t(), out=out, **kw)
     torch.cuda.synchronize()
     assert torch.cuda.memory_stats()["allocation.all.allocated"] == before
     assert rel_err(_np(out), _ref(x, w.t())) < 2e-3
-    from tcgemm import _call
-    n = len(_call._WORKSPACES)
     s = torch.cuda.Stream()
     with torch.cuda.stream(s):
         out2 = torch.full_like(out, float("nan"))
         tcgemm.matmul(x, w.t(), out=out2, **kw)  # that stream's own workspace
         s.synchronize()
-        assert len(_call._WORKSPACES) == n + 1
+        assert len(_call.WORKSPACES) == 2
         before = torch.cuda.memory_stats()["allocation.all.allocated"]
         for _ in range(3):
             tcgemm.matmul(x, w.t(), out=out2, **kw)
@@ -311,7 +316,110 @@ def test_split_k_workspace_is_kept_per_stream():
     assert torch.cuda.memory_stats()["allocation.all.allocated"] == before
     assert rel_err(_np(out2), _ref(x, w.t())) < 2e-3
     tcgemm.release_memory()
-    assert not _call._WORKSPACES
+    assert len(_call.WORKSPACES) == 0
+
+
+def _split_calls_on_new_streams(n_streams, threads, x, w, outs, kw):
+    """`n_streams` torch streams made one after another, each by one of `threads`
+    threads, each used for two split-K calls and dropped; every result checked."""
+    import threading
+    errors = []
+    ref = _ref(x, w.t())
+
+    def work(t):
+        try:
+            for i in range(t, n_streams, threads):
+                s = torch.cuda.Stream()
+                with torch.cuda.stream(s):
+                    o = outs[t]
+                    o.fill_(float("nan"))
+                    tcgemm.matmul(x, w.t(), out=o, **kw)
+                    tcgemm.matmul(x, w.t(), out=o, **kw)
+                s.synchronize()
+                if not rel_err(_np(o), ref) < 2e-3:
+                    errors.append((t, i))
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append((t, repr(e)))
+
+    ths = [threading.Thread(target=work, args=(t,)) for t in range(threads)]
+    for th in ths:
+        th.start()
+    for th in ths:
+        th.join()
+    torch.cuda.synchronize()
+    assert not errors, errors
+
+
+@_SPLIT
+def test_workspaces_of_many_streams_are_bounded_and_all_released():
+    """Threads that each make streams as they go: the workspaces kept stay within
+    MAX_STREAMS per device however many streams were used (dead ones do not
+    accumulate), and release_memory() brings torch's allocated bytes back to
+    where they were before the first call."""
+    import gc
+    from tcgemm import _call, _workspace
+    M, N, K = 64, 2048, 4096
+    kw = dict(kernel="sm90.ws_splitk", split_k=8)
+    _, _, per_stream = _core.plan("sm90.ws_splitk", M, N, K, _core.DType.float16, _core.Layout.TN, _core.Accum.f32,
+                                  True, 1, 8)
+    assert per_stream > 0
+    per_stream = -(-per_stream // 512) * 512  # as torch's allocator counts a block (512-byte multiples)
+    threads = 8
+    x, w = _t((M, K)), _t((N, K))
+    outs = [torch.empty((M, N), dtype=torch.float16, device="cuda") for _ in range(threads)]
+    tcgemm.release_memory()
+    gc.collect()
+    torch.cuda.synchronize()
+    start = torch.cuda.memory_allocated()
+    _split_calls_on_new_streams(3 * _workspace.MAX_STREAMS, threads, x, w, outs, kw)
+    first = torch.cuda.memory_allocated()
+    assert len(_call.WORKSPACES) <= _workspace.MAX_STREAMS
+    assert first - start <= _workspace.MAX_STREAMS * per_stream
+    _split_calls_on_new_streams(12 * _workspace.MAX_STREAMS, threads, x, w, outs, kw)  # four times the streams
+    assert torch.cuda.memory_allocated() <= first, "kept workspaces grew with the number of streams used"
+    assert len(_call.WORKSPACES) <= _workspace.MAX_STREAMS
+    tcgemm.release_memory()
+    gc.collect()
+    assert len(_call.WORKSPACES) == 0
+    # (at most: garbage of earlier tests collected meanwhile may only lower it)
+    assert torch.cuda.memory_allocated() <= start, "release_memory() left workspaces allocated"
+    torch.cuda.empty_cache()
+    tcgemm.matmul(x, w.t(), out=outs[0], **kw)  # and the path still works after
+    torch.cuda.synchronize()
+    assert rel_err(_np(outs[0]), _ref(x, w.t())) < 2e-3
+
+
+@_SPLIT
+def test_workspace_dropped_while_its_stream_still_works_is_not_reused_early():
+    """A kept workspace dropped (evicted, or by release_memory) while kernels on
+    its stream are still queued: torch hands its bytes only to work ordered
+    after them on that stream, so calls queued right after on the default
+    stream and on another stream, which take fresh workspaces, cannot disturb
+    them (the results of calls queued behind a spin kernel)."""
+    from tcgemm import _call
+    M, N, K = 64, 2048, 4096
+    kw = dict(kernel="sm90.ws_splitk", split_k=8)
+    x, w = _t((M, K)), _t((N, K))
+    ref = _ref(x, w.t())
+    s1, s2 = torch.cuda.Stream(), torch.cuda.Stream()
+    o1 = [torch.full((M, N), float("nan"), dtype=torch.float16, device="cuda") for _ in range(4)]
+    o2 = [torch.full((M, N), float("nan"), dtype=torch.float16, device="cuda") for _ in range(2)]
+    torch.cuda.synchronize()
+    with torch.cuda.stream(s1):
+        torch.cuda._sleep(20_000_000)  # the calls below queue behind it
+        for o in o1:
+            tcgemm.matmul(x, w.t(), out=o, **kw)
+    # s1's workspace dropped while s1's calls wait (release_memory would wait
+    # for the device first: the cache alone drops without waiting)
+    _call.WORKSPACES.clear()
+    for _ in range(3):
+        tcgemm.matmul(x, w.t(), out=o2[0], **kw)
+    with torch.cuda.stream(s2):
+        for _ in range(3):
+            tcgemm.matmul(x, w.t(), out=o2[1], **kw)
+    torch.cuda.synchronize()
+    for o in o1 + o2:
+        assert rel_err(_np(o), ref) < 2e-3
 
 
 def test_repeated_calls_hit_the_plan_cache():
@@ -323,9 +431,7 @@ def test_repeated_calls_hit_the_plan_cache():
         tcgemm.matmul(x, w)
     assert len(_call._PLANS) == n
     with pytest.raises(ValueError, match="not a plan handle"):
-        _core.run(12345, 0, 0, 0, 8, 8, 8, 0, 0, 0, True)
-    with pytest.raises(ValueError, match="not a plan handle"):
-        _core.run_full(12345, 0, 0, 0, 8, 8, 8, 0, 0, 0, True, 1.0, 0.0, 0, 0, 0, 0, 2, 0, 1, 0, 0, 0)
+        _core.run(_core.RunArgs(12345, 0, 0, 0, 8, 8, 8, 0, 0, 0, True))
 
 
 def test_torch_custom_op_under_torch_compile_fullgraph():

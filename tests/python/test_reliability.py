@@ -63,18 +63,18 @@ def test_ten_thousand_mixed_calls_do_not_grow_device_memory():
     a, b = rng.uniform(-1, 1, (96, 64)).astype(f16), rng.uniform(-1, 1, (64, 80)).astype(f16)
     # split-K too where a kernel does it: its workspace comes from the library's pool
     split = any("split_k" in k["features"] and k["runnable"] for k in tcgemm.kernels())
-    xs, ws = rng.uniform(-1, 1, (16, 512)).astype(f16), rng.uniform(-1, 1, (512, 136)).astype(f16)
+    x_split, w_split = rng.uniform(-1, 1, (16, 512)).astype(f16), rng.uniform(-1, 1, (512, 136)).astype(f16)
     for _ in range(20):  # warm: kernel attributes, allocator pools, module load
         tcgemm.matmul(a, b)
         if split:
-            tcgemm.matmul(xs, ws, split_k=3)
+            tcgemm.matmul(x_split, w_split, split_k=3)
     before = _mem_used()
     for i in range(10_000):
         k = i % 4
         if k == 0:
             tcgemm.matmul(a, b)
             if split and i % 8 == 0:
-                tcgemm.matmul(xs, ws, split_k=1 + i % 5)
+                tcgemm.matmul(x_split, w_split, split_k=1 + i % 5)
         elif k == 1:
             with tcgemm.to_device(a) as d:
                 tcgemm.matmul(d, b).free()

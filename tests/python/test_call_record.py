@@ -1,0 +1,184 @@
+"""The call record and the launch arguments, on the host.
+
+``matmul`` builds one frozen ``Call`` and the device path turns it into one
+``_core.RunArgs``. A fake framework (fake_device.py) stands in for torch: its
+tensors are addresses and shapes, the planner and the launch are stand-ins
+that record what they are given, so every field that reaches the launch is
+checked here without a GPU."""
+import numpy as np
+import pytest
+
+import tcgemm
+from tcgemm import _call, _core
+from tcgemm._record import Call
+from fake_device import HANDLE, FakeAdapter, FakeTensor, install
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    return install(monkeypatch.setattr)
+
+
+def _xw(M=64, N=48, K=96):
+    return FakeTensor((M, K), 1 << 20), FakeTensor((N, K), 1 << 22)  # x, w: x @ w.T is the TN case
+
+
+# ---- _core.RunArgs ------------------------------------------------------------------------------
+
+def test_run_args_named_fields_and_plain_defaults():
+    r = _core.RunArgs(1, 16, 32, 48, 8, 16, 24, 7, 64, 4096, False)
+    assert (r.plan, r.a, r.b, r.c, r.lda, r.ldb, r.ldc) == (1, 16, 32, 48, 8, 16, 24)
+    assert (r.stream, r.workspace, r.workspace_bytes, r.grid_swizzle) == (7, 64, 4096, False)
+    # the plain epilogue and one matrix unless set
+    assert (r.alpha, r.beta, r.source, r.ld_source, r.stride_source, r.bias) == (1.0, 0.0, 0, 0, 0, 0)
+    assert (r.bias_type, r.activation) == (int(_core.BiasType.float32.value), int(_core.Activation.none.value))
+    assert (r.batch, r.stride_a, r.stride_b, r.stride_c) == (1, 0, 0, 0)
+    r.set_epilogue(0.5, 2.0, 80, 24, 0, 96, 1, 3)
+    r.set_batch(4, 64, 0, 128)
+    assert (r.alpha, r.beta, r.source, r.ld_source, r.bias, r.bias_type, r.activation) == (0.5, 2.0, 80, 24, 96, 1, 3)
+    assert (r.batch, r.stride_a, r.stride_b, r.stride_c) == (4, 64, 0, 128)
+    k = _core.RunArgs(plan=1, a=16, b=32, c=48, lda=8, ldb=16, ldc=24, stream=7, workspace=0, workspace_bytes=0,
+                      grid_swizzle=True)
+    assert (k.ldc, k.stream) == (24, 7)
+    k.beta = 1.0
+    assert k.beta == 1.0
+
+
+def test_run_takes_one_run_args_and_checks_its_handle():
+    with pytest.raises(ValueError, match="not a plan handle"):
+        _core.run(_core.RunArgs(12345, 0, 0, 0, 8, 8, 8, 0, 0, 0, True))
+    with pytest.raises(TypeError):
+        _core.run(12345, 0, 0, 0, 8, 8, 8, 0, 0, 0, True)  # the positional form is gone
+    with pytest.raises(ValueError, match="negative"):
+        _core.run(_core.RunArgs(12345, -16, 0, 0, 8, 8, 8, 0, 0, 0, True))
+    bad = _core.RunArgs(12345, 0, 0, 0, 8, 8, 8, 0, 0, 0, True)
+    bad.set_epilogue(1.0, 0.0, 0, 0, 0, 0, 3, 0)
+    with pytest.raises(ValueError, match="bias_type"):
+        _core.run(bad)
+    with pytest.raises(TypeError, match="takes one RunArgs"):
+        _core.run((12345, 0, 0, 0))
+    assert _core.RunArgs(np.int64(1), 2, 3, 4, np.int32(8), 8, 8, 7, 0, 0, True).lda == 8  # any integer type
+    assert not hasattr(_core, "run_full")
+
+
+# ---- the record ---------------------------------------------------------------------------------
+
+def test_the_record_is_frozen_and_names_its_fields():
+    assert Call._fields == ("a", "b", "out", "ep", "kernel", "accumulate", "split_k", "grid_swizzle", "stream",
+                            "device", "fw", "ad_a", "ad_b", "ad_out", "like")
+    c = Call(1, 2, None, None, "auto", "f32", 0, True, None, 0)
+    with pytest.raises(AttributeError):
+        c.kernel = "x"
+    assert c.fw is None and c.like is None
+
+
+def test_the_record_reproduces_the_call_s_options():
+    from tcgemm._epilogue import Epilogue
+    ep = Epilogue(0.5, 0.25, "C", "BIAS", "gelu")
+    c = Call(1, 2, None, ep, "sm90.ws_splitk", "f32", 0, False, 5, 1)
+    assert c.options() == dict(c="C", alpha=0.5, beta=0.25, bias="BIAS", activation="gelu", kernel="sm90.ws_splitk",
+                               accumulate="f32", split_k=None, grid_swizzle=False, stream=5, device=1)
+    assert c._replace(split_k=4).options()["split_k"] == 4
+
+
+# ---- from matmul to the launch, through a fake framework -------------------------------------------
+
+def test_a_plain_call_reaches_the_launch_with_its_operands(fake):
+    x, w = _xw()
+    o = FakeTensor((64, 48), 1 << 24)
+    assert tcgemm.matmul(x, w.T, out=o) is o
+    (r,) = fake.runs
+    assert (r.plan, r.a, r.b, r.c) == (HANDLE, x.ptr, w.ptr, o.ptr)
+    assert (r.lda, r.ldb, r.ldc) == (96, 96, 48)
+    assert (r.stream, r.workspace, r.workspace_bytes, r.grid_swizzle) == (FakeAdapter.STREAM, 0, 0, True)
+    assert (r.alpha, r.beta, r.bias, r.source, r.batch) == (1.0, 0.0, 0, 0, 1)
+    (p,) = fake.plans
+    assert p == ("auto", 64, 48, 96, _core.DType.float16, _core.Layout.TN, _core.Accum.f32, True, 1, 0, 0)
+    tcgemm.matmul(x, w.T, out=o)
+    assert len(fake.plans) == 1, "a repeated shape must be a plan-cache hit"
+
+
+def test_options_reach_the_plan_and_the_launch(fake):
+    x, w = _xw()
+    y = tcgemm.matmul(x, w.T.T.T, kernel="auto", split_k=3, grid_swizzle=False, stream=11)
+    assert y.rows == 64 and y.cols == 48
+    (r,) = fake.runs
+    assert (r.stream, r.grid_swizzle, r.c) == (11, False, y.ptr)
+    assert fake.plans[0][-2] == 3  # split_k
+
+    class S:
+        cuda_stream = 13
+    tcgemm.matmul(x, w.T, stream=S())
+    assert fake.runs[-1].stream == 13
+
+
+def test_the_epilogue_reaches_the_launch(fake):
+    x, w = _xw()
+    c = FakeTensor((64, 48), 1 << 25)
+    bias = FakeTensor((48,), 1 << 26)
+    tcgemm.matmul(x, w.T, c=c, alpha=0.5, beta=0.25, bias=bias, activation="gelu")
+    (r,) = fake.runs
+    assert (r.alpha, r.beta, r.source, r.ld_source, r.stride_source) == (0.5, 0.25, c.ptr, 48, 0)
+    assert (r.bias, r.bias_type, r.activation) == (bias.ptr, 0, 2)
+    assert fake.plans[0][7] is False  # not plain
+    tcgemm.matmul(x, w.T, c=c, beta=0.0)  # beta == 0: c not read, the plain launch
+    assert (fake.runs[-1].source, fake.runs[-1].beta) == (0, 0.0)
+
+
+def test_a_batch_reaches_the_launch(fake):
+    M, N, K = 64, 48, 96
+    x = FakeTensor((4, M, K), 1 << 20)
+    w = FakeTensor((K, N), 1 << 22)
+    y = tcgemm.matmul(x, w)
+    (r,) = fake.runs
+    assert (r.batch, r.stride_a, r.stride_b, r.stride_c) == (4, M * K, 0, M * N)
+    assert y.batch == 4
+    assert fake.plans[0][5] == _core.Layout.NN and fake.plans[0][8] == 4
+
+
+def test_split_k_workspace_is_kept_per_stream_and_not_under_capture(fake, monkeypatch):
+    x, w = _xw()
+    fake.workspace_bytes = 4096
+    o = FakeTensor((64, 48), 1 << 24)
+    for _ in range(3):
+        tcgemm.matmul(x, w.T, out=o, split_k=4)
+    assert len(FakeAdapter.allocations) == 1
+    assert {(r.workspace, r.workspace_bytes) for r in fake.runs} == {(FakeAdapter.allocations[0][1], 4096)}
+    tcgemm.matmul(x, w.T, out=o, split_k=4, stream=9)  # another stream: its own
+    assert len(FakeAdapter.allocations) == 2 and len(_call.WORKSPACES) == 2
+    fake.capturing = "active"  # captured: fresh memory every call, none kept
+    tcgemm.matmul(x, w.T, out=o, split_k=4)
+    tcgemm.matmul(x, w.T, out=o, split_k=4)
+    assert len(FakeAdapter.allocations) == 4 and len(_call.WORKSPACES) == 2
+    assert fake.runs[-1].workspace == FakeAdapter.allocations[-1][1]
+    fake.capturing = "none"
+    tcgemm.release_memory()  # (no GPU: the C++ side has nothing to trim)
+    assert len(_call.WORKSPACES) == 0
+
+
+def test_errors_on_the_device_path_are_unchanged(fake):
+    x, w = _xw()
+    with pytest.raises(ValueError, match=r"inner dimensions differ: a is 64x96, b is 48x96"):
+        tcgemm.matmul(x, w)
+    with pytest.raises(ValueError, match="the operands live on device 0, but device=1 was asked for"):
+        tcgemm.matmul(x, w.T, device=1)
+    with pytest.raises(TypeError, match="device must be an int index"):
+        tcgemm.matmul(x, w.T, device="cuda")
+    with pytest.raises(TypeError, match="stream must be an int handle"):
+        tcgemm.matmul(x, w.T, stream="fast")
+    with pytest.raises(ValueError, match="b lives on device 1, but the call runs on device 0"):
+        tcgemm.matmul(x, FakeTensor((48, 96), 1 << 22, device=1).T)
+    assert not fake.runs
+    with pytest.raises(ValueError, match=r"out has shape \(2, 2\), expected \(64, 48\)"):
+        tcgemm.matmul(x, w.T, out=np.zeros((2, 2), np.float16))
+
+
+def test_a_numpy_out_of_a_device_call_is_computed_then_copied_down(fake):
+    """The record made again into the call without out= (Call.options), same stream and options."""
+    x, w = _xw()
+    out = np.full((64, 48), np.nan, np.float16)
+    assert tcgemm.matmul(x, w.T, out=out, alpha=2.0, split_k=5, grid_swizzle=False, stream=21) is out
+    assert (out == 0).all()  # the fake result reads as zeros
+    (r,) = fake.runs
+    assert (r.alpha, r.stream, r.grid_swizzle) == (2.0, 21, False)
+    assert fake.plans[0][-2] == 5
