@@ -116,8 +116,8 @@ def test_sm90_swapped_nn_kernels_read_the_weight_mn_major(tmp_path):
     (no .tnspB); the TN kernels of the same entry neither. This shows what
     the compiler emitted, not that the results are right: the GPU suites do
     that (test_swap_cluster_split_tile_heights and every NN split-K test)."""
-    nn = _hgmma_by_kernel(_sm90_member_sass("ws_swap_dsmem_nn.cu.o", tmp_path))
-    tn = _hgmma_by_kernel(_sm90_member_sass("ws_swap_dsmem.cu.o", tmp_path))
+    nn = _hgmma_by_kernel(_sm90_member_sass("ws_splitk_swap_dsmem_nn.cu.o", tmp_path))
+    tn = _hgmma_by_kernel(_sm90_member_sass("ws_splitk_swap_dsmem.cu.o", tmp_path))
     # 2 dtypes x (n16, n32, n64, n128) x (64- and 128-row weight tiles)
     assert len(nn) == 16 and len(tn) == 16, (len(nn), len(tn))
     for name, ops in nn.items():
