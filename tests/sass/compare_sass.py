@@ -187,7 +187,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     tool = check_sass.find_cuobjdump(args.cuobjdump)
     if tool is None:
-        raise SystemExit("cuobjdump not found (CUDA toolkit, or pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm)")
+        raise SystemExit("cuobjdump not found (CUDA toolkit, or pip install nvidia-cuda-cuobjdump "
+                         "nvidia-cuda-nvdisasm)")
     before = collect(args.before, tool, args.family)
     after = collect(args.after, tool, args.family)
     bad = same = 0
