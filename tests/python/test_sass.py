@@ -116,11 +116,33 @@ def test_sm90_swapped_nn_kernels_read_the_weight_mn_major(tmp_path):
     (no .tnspB); the TN kernels of the same entry neither. This shows what
     the compiler emitted, not that the results are right: the GPU suites do
     that (test_swap_cluster_split_tile_heights and every NN split-K test)."""
-    nn = _hgmma_by_kernel(_sm90_member_sass("ws_swap_dsmem_nn.cu.o", tmp_path))
-    tn = _hgmma_by_kernel(_sm90_member_sass("ws_swap_dsmem.cu.o", tmp_path))
+    nn = _hgmma_by_kernel(_sm90_member_sass("ws_splitk_swap_dsmem_nn.cu.o", tmp_path))
+    tn = _hgmma_by_kernel(_sm90_member_sass("ws_splitk_swap_dsmem.cu.o", tmp_path))
     # 2 dtypes x (n16, n32, n64, n128) x (64- and 128-row weight tiles)
     assert len(nn) == 16 and len(tn) == 16, (len(nn), len(tn))
     for name, ops in nn.items():
         assert all(".tnspA" in o and ".tnspB" not in o for o in ops), (name, ops)
     for name, ops in tn.items():
         assert not any(".tnsp" in o for o in ops), (name, ops)
+
+
+def test_compare_sass_reads_both_spellings_of_a_configuration():
+    """tests/sass/compare_sass.py keys a warp-specialized kernel by its configuration's named
+    fields, whichever way the mangled name spells it (needs neither a GPU nor cuobjdump)."""
+    import compare_sass
+
+    positional = ("void tcgemm::sm90::ws_kernel<tcgemm::sm90::WsConfig<256, 4, true, 2, 8, true, 2, true, false, 2, "
+                  "false, false>, (tcgemm::DType)0, (tcgemm::Layout)1>(CUtensorMap_st, CUtensorMap_st, "
+                  "CUtensorMap_st, tcgemm::sm90::Params)")
+    named = ("void tcgemm::sm90::ws_kernel<tcgemm::sm90::WsTraits<tcgemm::sm90::WsConfig{256, 4, 2, "
+             "(tcgemm::sm90::Math)0, 2, 2, (tcgemm::sm90::Schedule)2, 8, (tcgemm::sm90::Store)1, "
+             "(tcgemm::sm90::Operands)0}>, (tcgemm::DType)0, (tcgemm::Layout)1>(CUtensorMap_st, CUtensorMap_st, "
+             "CUtensorMap_st, tcgemm::sm90::Params)")
+    key = compare_sass.canonical_name(positional)
+    assert key == compare_sass.canonical_name(named)
+    assert "cluster_n=2, schedule=split_k" in key and "store=tma" in key, key
+    # Trailing zero-valued fields may be left out of a mangled class-type argument.
+    short = named.replace(", (tcgemm::sm90::Operands)0}", "}")
+    assert compare_sass.canonical_name(short) == key
+    # A different configuration is a different kernel.
+    assert compare_sass.canonical_name(named.replace("{256, 4,", "{256, 5,")) != key

@@ -1,7 +1,7 @@
 // Pieces every Hopper kernel shares: element types, the shared-memory
 // operand layouts that TMA writes and wgmma reads, the wgmma call for a tile
-// width, the tensor maps of the operands, and the clipped register -> global
-// epilogue.
+// width, the tensor maps of the operands and the kernels' parameters. The
+// epilogues are parts of their own (epilogue_*.cuh).
 //
 // Operand layouts in shared memory (one pipeline stage, BK = 64 so that one
 // row of K is exactly one 128-byte swizzle row; PTX ISA: "Shared Memory
@@ -224,99 +224,6 @@ inline Params make_params(const GemmArgs& a, int BM, int BN) {
                 0,
                 nullptr,
                 0};
-}
-
-// v[i] for a run-time i, as selects (indexing a register array with a
-// run-time value would move it to local memory).
-__device__ __forceinline__ uint32_t select4(const uint32_t (&v)[4], int i) {
-  return i == 0 ? v[0] : i == 1 ? v[1] : i == 2 ? v[2] : v[3];
-}
-
-// Epilogue: a warpgroup's m64nBN fp32 accumulators -> rows [row0, row0+64),
-// columns [col0, col0+BN) of C, rounded to T, never written past M x N.
-// A lane holds 2 adjacent columns of each n8 block (rows lane/4 and
-// lane/4 + 8 of its warp's 16); the 4 lanes of a quad together hold 8
-// adjacent columns. For every 4 blocks (32 columns) four shuffle rounds
-// rotate the quad's values so that lane t gets all 8 columns of block t:
-// then each lane writes one 16-byte vector and a warp's store covers 8 rows x
-// 64 contiguous bytes.
-template <DType DT, int BN>
-__device__ __forceinline__ void store_accumulators(const Params& p, int row0, int col0, int batch,
-                                                   const float (&acc)[BN / 2]) {
-  using T = typename Element<DT>::T;
-  T* C = static_cast<T*>(p.C) + batch * p.stride_c;
-  const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
-  const int quad = lane >> 2, t = lane & 3;
-  with_epilogue(p.ep, [&](auto plain) {
-    constexpr bool kPlain = decltype(plain)::value;
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int gm = row0 + warp * 16 + quad + 8 * h;
-#pragma unroll
-      for (int g = 0; g < BN / 32; ++g) {
-        uint32_t packed[4];
-#pragma unroll
-        for (int j = 0; j < 4; ++j)
-          packed[j] = epilogue_apply<DT, kPlain>(p.ep, acc[(4 * g + j) * 4 + 2 * h], acc[(4 * g + j) * 4 + 2 * h + 1],
-                                                 gm, col0 + 32 * g + 8 * j + 2 * t, p.M, p.N, batch);
-        uint32_t got[4];
-#pragma unroll
-        for (int r = 0; r < 4; ++r) {
-          // Round r: lane t reads quad lane (t + r) % 4, which sends its
-          // columns of block (its t - r) % 4, i.e. the reader's t.
-          const uint32_t send = select4(packed, (t - r) & 3);
-          got[r] = __shfl_sync(0xffffffffu, send, (quad << 2) | ((t + r) & 3));
-        }
-        uint32_t out[4];  // got[r] holds columns 2s, 2s+1 with s = (t + r) % 4
-#pragma unroll
-        for (int s = 0; s < 4; ++s) out[s] = select4(got, (s - t) & 3);
-        const int gn = col0 + 32 * g + 8 * t;
-        if (gm < p.M && gn < p.N) {
-          T* dst = C + static_cast<int64_t>(gm) * p.ldc + gn;
-          if (gn + 8 <= p.N) {
-            *reinterpret_cast<uint4*>(dst) = make_uint4(out[0], out[1], out[2], out[3]);
-          } else {
-#pragma unroll
-            for (int c = 0; c < 8; ++c) {
-              const uint32_t pair = out[c / 2];
-              const uint16_t bits = static_cast<uint16_t>(c % 2 ? pair >> 16 : pair & 0xffffu);
-              if (c < p.N - gn) reinterpret_cast<uint16_t*>(dst)[c] = bits;
-            }
-          }
-        }
-      }
-    }
-  });
-}
-
-// Split-K: a warpgroup's m64nBN fp32 accumulators, unrounded, into its
-// (batch, split) partial tile; splitk_reduce then sums the splits in order.
-// In the wgmma fragment lane q = lane % 4 of a quad holds columns 2q, 2q+1
-// of each n8 block in two rows (r and r + 8); the lanes of a pair (q, q ^ 1)
-// swap one row's pair with a shuffle, so that each holds four consecutive
-// columns of one row: one 16-byte store per block and lane where two 8-byte
-// ones went before. The stores then cover the columns up to N rounded up to
-// 4 (ld_partials), everything the reduction's 16-byte loads read.
-template <int BN>
-__device__ __forceinline__ void store_partials(const Params& p, int row0, int col0, int batch, int split,
-                                               const float (&acc)[BN / 2]) {
-  const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
-  const int rows = p.M - p.partial_row0;
-  float* W = p.partials + (static_cast<int64_t>(batch) * p.splits + split) * rows * p.ld_partials -
-             static_cast<int64_t>(p.partial_row0) * p.ld_partials;
-  const bool odd = lane & 1;  // even lanes keep row r, odd lanes row r + 8
-  const int gm = row0 + warp * 16 + lane / 4 + (odd ? 8 : 0);
-  const int c4 = 2 * (lane % 4 & ~1);  // this pair's first column in each n8 block
-#pragma unroll
-  for (int j = 0; j < BN / 8; ++j) {
-    const float2 r0 = make_float2(acc[4 * j], acc[4 * j + 1]), r8 = make_float2(acc[4 * j + 2], acc[4 * j + 3]);
-    const float2 send = odd ? r0 : r8;  // the row this lane gives to its partner
-    const float2 got = make_float2(__shfl_xor_sync(0xffffffffu, send.x, 1), __shfl_xor_sync(0xffffffffu, send.y, 1));
-    const float4 v = odd ? make_float4(got.x, got.y, r8.x, r8.y) : make_float4(r0.x, r0.y, got.x, got.y);
-    const int gn = col0 + 8 * j + c4;
-    // gn is a multiple of 4 and ld_partials a multiple of 4 >= N: the four fit.
-    if (gm < p.M && gn < p.N) *reinterpret_cast<float4*>(W + static_cast<int64_t>(gm) * p.ld_partials + gn) = v;
-  }
 }
 
 // Dynamic shared memory is only 16-byte aligned: round the base up to the

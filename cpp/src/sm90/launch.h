@@ -9,26 +9,26 @@
 namespace tcgemm::sm90 {
 
 Status launch_tma_wgmma(const GemmArgs& a);       // tma_wgmma.cu
-Status launch_tma_wgmma_pipe_s4(const GemmArgs& a);  // tma_wgmma_pipe.cu
+Status launch_tma_wgmma_pipe_s4(const GemmArgs& a);  // tma_wgmma_pipe_s4.cu
 Status launch_ws(const GemmArgs& a);              // ws.cu
 Status launch_ws_persistent(const GemmArgs& a);   // ws_persistent.cu
 Status launch_ws_mcast(const GemmArgs& a);        // ws_mcast.cu
 Status workspace_ws_mcast(const GemmArgs& a, size_t* bytes);   // its split tail's partials
-Status launch_ws_mcast_2x2(const GemmArgs& a);    // ws_mcast.cu
+Status launch_ws_mcast_2x2(const GemmArgs& a);    // ws_mcast_2x2.cu
 Status workspace_ws_mcast_2x2(const GemmArgs& a, size_t* bytes);
 Status launch_ws_splitk(const GemmArgs& a);       // ws_splitk.cu
 Status workspace_ws_splitk(const GemmArgs& a, size_t* bytes);  // its split-K partials
-Status launch_ws_splitk_swap(const GemmArgs& a);  // ws_swap.cu
+Status launch_ws_splitk_swap(const GemmArgs& a);  // ws_splitk_swap.cu
 Status workspace_ws_splitk_swap(const GemmArgs& a, size_t* bytes);
-Status launch_ws_splitk_swap_dsmem(const GemmArgs& a);  // ws_swap_dsmem.cu
+Status launch_ws_splitk_swap_dsmem(const GemmArgs& a);  // ws_splitk_swap_dsmem.cu
 Status workspace_ws_splitk_swap_dsmem(const GemmArgs& a, size_t* bytes);  // none: the slices meet in shared memory
-Status launch_ws_splitk_swap_dsmem_nn(const GemmArgs& a);  // ws_swap_dsmem_nn.cu: its NN problems
+Status launch_ws_splitk_swap_dsmem_nn(const GemmArgs& a);  // ws_splitk_swap_dsmem_nn.cu: its NN problems
 Status launch_ws_splitk_dsmem(const GemmArgs& a);  // ws_splitk_dsmem.cu
 Status workspace_ws_splitk_dsmem(const GemmArgs& a, size_t* bytes);  // none: the slices meet in shared memory
 Status launch_ws_pingpong(const GemmArgs& a);     // ws_pingpong.cu
-Status launch_ws_splitk_n192(const GemmArgs& a);  // ws_n192.cu
+Status launch_ws_splitk_n192(const GemmArgs& a);  // ws_splitk_n192.cu
 Status workspace_ws_splitk_n192(const GemmArgs& a, size_t* bytes);
-Status launch_ws_mcast_n192(const GemmArgs& a);   // ws_n192.cu
+Status launch_ws_mcast_n192(const GemmArgs& a);   // ws_mcast_n192.cu
 Status workspace_ws_mcast_n192(const GemmArgs& a, size_t* bytes);
 
 }  // namespace tcgemm::sm90

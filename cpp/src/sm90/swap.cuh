@@ -1,7 +1,8 @@
 // The decode swap's configurations and dispatch, shared by
-// sm90.ws_splitk.swap (ws_swap.cu: every tile an fp32 partial, reduced and
-// transposed by a second kernel) and sm90.ws_splitk.swap.dsmem
-// (ws_swap_dsmem.cu: a tile's K slices in one cluster, WsConfig::CLUSTER_SPLIT).
+// sm90.ws_splitk.swap (ws_splitk_swap.cu: every tile an fp32 partial, reduced
+// and transposed by a second kernel) and sm90.ws_splitk.swap.dsmem
+// (ws_splitk_swap_dsmem.cu: a tile's K slices in one cluster,
+// Schedule::cluster_split).
 //
 // ws_splitk for decode (M <= 64, x @ w.T): the kernel computes D^T = W X^T,
 // so the weight's rows fill wgmma's 64-row M and the few rows of x its N
@@ -14,16 +15,21 @@
 // 12-16 stages, 120-190 KB).
 #pragma once
 #include "sm90/launch.h"
-#include "sm90/ws_gemm.cuh"
+#include "sm90/launch_ws.cuh"
 
 namespace tcgemm::sm90 {
 
-template <int BN, int STAGES, bool kClusterSplit, int kConsumers = 2>
-using SwapAB = WsConfig<BN, STAGES, true, 1, 8, false, kConsumers, true, false, 1, true, kClusterSplit>;
+// kSchedule: Schedule::split_k (the partials) or Schedule::cluster_split.
+template <int BN, int STAGES, Schedule kSchedule, int kConsumers = 2>
+using SwapAB = WsTraits<WsConfig{.tile_n = BN,
+                                 .stages = STAGES,
+                                 .consumers = kConsumers,
+                                 .schedule = kSchedule,
+                                 .operands = Operands::swapped}>;
 
 // NN (x @ w with w stored K x N): the swapped A is the weight MN-major
-// (WsConfig's kernel reads it as NN reads B, with wgmma's transpose-A); the
-// cluster split takes it (ws_swap_dsmem_nn.cu), the partials' swap runs
+// (the mainloop reads it as NN reads B, with wgmma's transpose-A); the
+// cluster split takes it (ws_splitk_swap_dsmem_nn.cu), the partials' swap runs
 // ws_splitk's kernel for NN. F(Cfg) launches the width that holds x's rows,
 // or asks its workspace.
 // kConsumers: 2 (128-row tiles of the weight), 1 (64-row tiles, more stages
@@ -31,25 +37,25 @@ using SwapAB = WsConfig<BN, STAGES, true, 1, 8, false, kConsumers, true, false, 
 // choose per call (swap_consumers). Only the cluster split takes x wider
 // than 64 rows (n128 tiles); the partials' transposed reduction is built for
 // up to 64, and wider x runs n64 tiles side by side.
-template <bool kClusterSplit, int kConsumers, class F>
+template <Schedule kSchedule, int kConsumers, class F>
 Status swap_by_width(const GemmArgs& a, F&& f) {
   constexpr int kMore = kConsumers == 1 ? 16 : 10;
-  if (a.M <= 16) return f(SwapAB<16, kMore, kClusterSplit, kConsumers>{});
-  if (a.M <= 32) return f(SwapAB<32, kMore, kClusterSplit, kConsumers>{});
-  if constexpr (kClusterSplit) {
-    if (a.M > 64) return f(SwapAB<128, kConsumers == 1 ? 7 : 4, kClusterSplit, kConsumers>{});
+  if (a.M <= 16) return f(SwapAB<16, kMore, kSchedule, kConsumers>{});
+  if (a.M <= 32) return f(SwapAB<32, kMore, kSchedule, kConsumers>{});
+  if constexpr (kSchedule == Schedule::cluster_split) {
+    if (a.M > 64) return f(SwapAB<128, kConsumers == 1 ? 7 : 4, kSchedule, kConsumers>{});
   }
-  return f(SwapAB<64, kConsumers == 1 ? 12 : 8, kClusterSplit, kConsumers>{});
+  return f(SwapAB<64, kConsumers == 1 ? 12 : 8, kSchedule, kConsumers>{});
 }
 
 // The weight's tile height for the cluster split (sched::cluster_split_tile_rows):
 // 64 rows (one consumer) while those tiles fit in one wave unsplit, else 128.
 // Decode streams the weight: 16 x 4096 x 4096 is 64 tiles in clusters of 2
-// on 128 SMs, where 128-row tiles made 32 clusters of 3 on 96 (thirteenth
-// session, runs 1-2, bf16, paired with cuBLAS: 0.88x -> 0.97-0.98x; 64 x 4096
-// x 4096 0.70x -> 0.82-0.84x, 16 x 4096 x 14336 0.86x -> 0.96x). Past one wave
-// the 64-row tiles lose (16 x 10240 x 8192, 160 of them: 0.79-0.80x against
-// 0.97-0.98x).
+// on 128 SMs, where 128-row tiles made 32 clusters of 3 on 96 (H200, bf16,
+// paired with cuBLAS, bench/results/logs/h200_runs_2026-12-04_session13.txt:
+// 0.88x -> 0.97-0.98x; 64 x 4096 x 4096 0.70x -> 0.82-0.84x, 16 x 4096 x
+// 14336 0.86x -> 0.96x). Past one wave the 64-row tiles lose (16 x 10240 x
+// 8192, 160 of them: 0.79-0.80x against 0.97-0.98x).
 inline Status swap_consumers(const GemmArgs& a, int* consumers) {
   int sms = 0;
   TCGEMM_TRY(sm_count(&sms));  // core/launch_check.h
@@ -57,29 +63,30 @@ inline Status swap_consumers(const GemmArgs& a, int* consumers) {
   return Status::Ok();
 }
 
-template <bool kClusterSplit, int kConsumers, class F>
+template <Schedule kSchedule, int kConsumers, class F>
 Status swap_dispatch(const GemmArgs& a, F&& f) {
   if constexpr (kConsumers == 0) {
     int consumers = 2;
     TCGEMM_TRY(swap_consumers(a, &consumers));
-    if (consumers == 1) return swap_by_width<kClusterSplit, 1>(a, f);
-    return swap_by_width<kClusterSplit, 2>(a, f);
+    if (consumers == 1) return swap_by_width<kSchedule, 1>(a, f);
+    return swap_by_width<kSchedule, 2>(a, f);
   } else {
-    return swap_by_width<kClusterSplit, kConsumers>(a, f);
+    return swap_by_width<kSchedule, kConsumers>(a, f);
   }
 }
 
 // The swapped TN problem (x @ w.T).
-template <bool kClusterSplit, int kConsumers = 2>
+template <Schedule kSchedule, int kConsumers = 2>
 Status launch_swap(const GemmArgs& a) {
-  return swap_dispatch<kClusterSplit, kConsumers>(
+  return swap_dispatch<kSchedule, kConsumers>(
       a, [&](auto cfg) { return launch_ws_layout<decltype(cfg), Layout::TN>(a); });
 }
 
 // The partials' workspace (the cluster split needs none).
 template <int kConsumers = 2>
 Status workspace_swap(const GemmArgs& a, size_t* bytes) {
-  return swap_dispatch<false, kConsumers>(a, [&](auto cfg) { return ws_workspace_bytes<decltype(cfg)>(a, bytes); });
+  return swap_dispatch<Schedule::split_k, kConsumers>(
+      a, [&](auto cfg) { return workspace_bytes<decltype(cfg)>(a, bytes); });
 }
 
 }  // namespace tcgemm::sm90

@@ -13,6 +13,7 @@
 #pragma once
 #include "sched/pipeline.h"
 #include "sm90/common.cuh"
+#include "sm90/epilogue_direct.cuh"
 
 namespace tcgemm::sm90 {
 

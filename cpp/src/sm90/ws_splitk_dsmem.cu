@@ -1,5 +1,5 @@
-// Registry entry sm90.ws_splitk.dsmem -- see ws_gemm.cuh.
-// ws_splitk with a tile's K slices in one cluster (WsConfig::CLUSTER_SPLIT),
+// Registry entry sm90.ws_splitk.dsmem -- sm90.ws_splitk with a tile's K
+// slices in one cluster (Schedule::cluster_split, epilogue_cluster_split.cuh),
 // as ws_splitk.swap.dsmem does for decode, here without the swap: any layout,
 // and rank 0 stores the summed tile as any tile is stored. For shapes whose
 // tiles are too few to fill the GPU and whose K is deep (M = 128-256 against
@@ -10,12 +10,15 @@
 // tile's 128 KB would leave room for two. The 64 x 256 configuration spills
 // 24 bytes (ptxas: its 128 accumulators through the register-stored epilogue).
 #include "sm90/launch.h"
-#include "sm90/ws_gemm.cuh"
+#include "sm90/launch_ws.cuh"
 
 namespace tcgemm::sm90 {
 
-using ClusterSplitNarrow = WsConfig<256, 4, true, 1, 8, false, 1, true, false, 1, false, true>;
-using ClusterSplitSquare = WsConfig<128, 5, true, 1, 8, false, 2, true, false, 1, false, true>;
+constexpr WsConfig kClusterSplitNarrow{
+    .tile_n = 256, .stages = 4, .consumers = 1, .schedule = Schedule::cluster_split};
+constexpr WsConfig kClusterSplitSquare{.tile_n = 128, .stages = 5, .schedule = Schedule::cluster_split};
+using ClusterSplitNarrow = WsTraits<kClusterSplitNarrow>;
+using ClusterSplitSquare = WsTraits<kClusterSplitSquare>;
 
 Status launch_ws_splitk_dsmem(const GemmArgs& a) {
   if (a.M <= 64) return launch_ws_variant<ClusterSplitNarrow>(a);
@@ -23,8 +26,8 @@ Status launch_ws_splitk_dsmem(const GemmArgs& a) {
 }
 
 Status workspace_ws_splitk_dsmem(const GemmArgs& a, size_t* bytes) {
-  if (a.M <= 64) return ws_workspace_bytes<ClusterSplitNarrow>(a, bytes);
-  return ws_workspace_bytes<ClusterSplitSquare>(a, bytes);
+  if (a.M <= 64) return workspace_bytes<ClusterSplitNarrow>(a, bytes);
+  return workspace_bytes<ClusterSplitSquare>(a, bytes);
 }
 
 }  // namespace tcgemm::sm90

@@ -1,6 +1,6 @@
-// Registry entry sm90.ws_splitk.swap.dsmem -- see ws_gemm.cuh and swap.cuh.
-// ws_splitk.swap with the K slices of a tile in one cluster
-// (WsConfig::CLUSTER_SPLIT): the slices meet in distributed shared memory
+// Registry entry sm90.ws_splitk.swap.dsmem -- sm90.ws_splitk.swap (swap.cuh)
+// with the K slices of a tile in one cluster (Schedule::cluster_split,
+// epilogue_cluster_split.cuh): the slices meet in distributed shared memory
 // instead of global fp32 partials, and rank 0 of the cluster sums them and
 // writes D itself. A decode call is one kernel, with no workspace: the
 // partials' round trip through L2 and the reduction launch behind it (a
@@ -9,13 +9,13 @@
 // (swap.cuh: swap_consumers), x's 16-128 wide; the stages (swap_by_width)
 // sit beside a BN x (BM + 4) fp32 buffer for the exchange and the
 // transposed store. NN problems (the weight read MN-major) are built in
-// ws_swap_dsmem_nn.cu, beside these.
+// ws_splitk_swap_dsmem_nn.cu, beside these.
 #include "sm90/swap.cuh"
 
 namespace tcgemm::sm90 {
 
 Status launch_ws_splitk_swap_dsmem(const GemmArgs& a) {
-  return a.layout == Layout::NN ? launch_ws_splitk_swap_dsmem_nn(a) : launch_swap<true, 0>(a);
+  return a.layout == Layout::NN ? launch_ws_splitk_swap_dsmem_nn(a) : launch_swap<Schedule::cluster_split, 0>(a);
 }
 // None, for either layout: the slices meet in shared memory (no device query for it).
 Status workspace_ws_splitk_swap_dsmem(const GemmArgs&, size_t* bytes) {

@@ -1,0 +1,241 @@
+// The host side of the warp-specialized kernels (ws_kernel.cuh): occupancy,
+// the split plan and its workspace, the tensor maps, the launch (with a
+// cluster where the configuration has one) and the split-K reduction behind
+// it. An entry file (ws*.cu) names its configuration and calls
+// launch_ws_variant / launch_ws_layout and workspace_bytes. Cfg is always
+// WsTraits<config> (ws_config.cuh).
+#pragma once
+#include "core/workspace.h"
+#include "sched/persistent.h"
+#include "sm90/common.cuh"
+#include "sm90/splitk_reduce.cuh"
+#include "sm90/ws_config.cuh"
+#include "sm90/ws_kernel.cuh"
+
+#include <algorithm>
+#include <string>
+
+namespace tcgemm::sm90 {
+
+// Workers (CTAs, or clusters of `ctas` CTAs) that are resident at once, per
+// device, cached. Call after the kernel's shared-memory opt-in (set_smem):
+// the occupancy query sees the opt-in. A query that finds no room is an
+// error, not cached.
+template <class Cfg, class Kernel>
+Status max_workers(Kernel kernel, int64_t* out, int ctas = Cfg::CTAS) {
+  static int cache[64][sched::kMaxClusterSlices + 1] = {};
+  if (ctas < 1 || ctas > sched::kMaxClusterSlices)
+    return Status::Error(StatusCode::not_supported, "a cluster of " + std::to_string(ctas) + " CTAs");
+  int dev = 0;
+  TCGEMM_CUDA_TRY(cudaGetDevice(&dev));
+  int& n = cache[dev & 63][ctas];
+  if (n == 0) {
+    int sms = 0;
+    TCGEMM_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    int found = sms;  // one 384-thread, ~200 KB CTA per SM
+    if (ctas > 1) {
+      cudaLaunchConfig_t cfg = {};
+      cudaLaunchAttribute attr[1];
+      attr[0].id = cudaLaunchAttributeClusterDimension;
+      attr[0].val.clusterDim.x = ctas, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
+      cfg.gridDim = dim3(ctas * sms), cfg.blockDim = dim3(Cfg::THREADS);
+      cfg.dynamicSmemBytes = Cfg::SMEM, cfg.attrs = attr, cfg.numAttrs = 1;
+      TCGEMM_CUDA_TRY(cudaOccupancyMaxActiveClusters(&found, kernel, &cfg));
+    }
+    if (found < 1)
+      return Status::Error(StatusCode::not_supported,
+                           "no cluster of " + std::to_string(ctas) + " CTAs with " +
+                               std::to_string(Cfg::SMEM) + " bytes of shared memory fits on this device");
+    n = found;
+  }
+  *out = n;
+  return Status::Ok();
+}
+
+// Split-K's slices, the tail they cover and the fp32 partials they need, for
+// `most` resident workers: one slice and no bytes for kernels without
+// split-K, or when the policy (sched::choose_split_plan) does not split.
+struct SplitK {
+  int splits = 1;
+  int dp_rows = 0;         // unit rows computed whole (sched::PersistentSchedule::dp_rows)
+  int partial_row0 = 0;    // the first output row of the split tail
+  int64_t ld_partials = 0;  // floats per partial row: N rounded up to 4 (16-byte rows)
+  size_t bytes = 0;
+};
+
+// With swap-AB `a` is the swapped problem (swap_ab): every tile is split the
+// decode way (all or none: no tail, whose whole tiles would not go through
+// the partials), and the partials are needed even with one slice.
+template <class Cfg>
+SplitK splitk_for(const GemmArgs& a, int64_t most) {
+  SplitK s;
+  if constexpr (Cfg::CLUSTER_SPLIT) {  // no partials in memory; the slices: cluster_split below
+  } else if constexpr (Cfg::SWAP_AB) {
+    const int64_t tiles = ceil_div(a.M, Cfg::BM) * ceil_div(a.N, Cfg::BN) * a.batch;
+    s.splits = sched::choose_splits(a.split_k, tiles, static_cast<int>(ceil_div(a.K, BK)), static_cast<int>(most));
+    s.ld_partials = round_up(a.N, 4);
+    s.bytes = sizeof(float) * static_cast<size_t>(a.batch) * s.splits * static_cast<size_t>(a.M) *
+              static_cast<size_t>(s.ld_partials);
+  } else if constexpr (Cfg::SPLIT_K) {
+    const sched::PersistentSchedule tiles{static_cast<int>(ceil_div(a.M, Cfg::BM)),
+                                          static_cast<int>(ceil_div(a.N, Cfg::BN)),
+                                          1,
+                                          Cfg::CLUSTER,
+                                          static_cast<int>(a.batch),
+                                          1,
+                                          0,
+                                          Cfg::CLUSTER_N};
+    const sched::SplitPlan plan =
+        sched::choose_split_plan(a.split_k, tiles, static_cast<int>(ceil_div(a.K, BK)), static_cast<int>(most));
+    s.splits = plan.splits;
+    if (s.splits > 1) {
+      s.dp_rows = plan.dp_rows;
+      s.partial_row0 = static_cast<int>(std::min<int64_t>(a.M, int64_t{plan.dp_rows} * Cfg::CLUSTER * Cfg::BM));
+      s.ld_partials = round_up(a.N, 4);
+      s.bytes = sizeof(float) * static_cast<size_t>(a.batch) * s.splits * static_cast<size_t>(a.M - s.partial_row0) *
+                static_cast<size_t>(s.ld_partials);
+    }
+  }
+  return s;
+}
+
+// The cluster split's slice count for these arguments
+// (sched::choose_cluster_split), and how many clusters of that many CTAs are
+// resident. The occupancy of each cluster size is queried once per device.
+template <class Cfg, class Kernel>
+Status cluster_split(Kernel kernel, const GemmArgs& a, int* slices, int64_t* clusters) {
+  const int64_t tiles = ceil_div(a.M, Cfg::BM) * ceil_div(a.N, Cfg::BN) * a.batch;
+  const int k_tiles = static_cast<int>(ceil_div(a.K, BK));
+  int64_t resident[sched::kMaxClusterSlices + 1] = {};
+  for (int s = 1; s <= sched::kMaxClusterSlices; ++s)
+    if (!max_workers<Cfg>(kernel, &resident[s], s).ok()) resident[s] = 0;  // no cluster of s fits: not a candidate
+  *slices = sched::choose_cluster_split(a.split_k, tiles, k_tiles, resident);
+  *clusters = resident[*slices];
+  if (*clusters < 1)
+    return Status::Error(StatusCode::not_supported,
+                         "no cluster of " + std::to_string(*slices) + " CTAs fits on this device");
+  return Status::Ok();
+}
+
+// The workspace a launch of this configuration needs (KernelInfo::workspace).
+// The occupancy behind the split count is the same for every dtype and
+// layout, so one instantiation answers for all.
+template <class Cfg>
+Status workspace_bytes(const GemmArgs& a, size_t* bytes) {
+  *bytes = 0;
+  if constexpr (Cfg::SPLIT_K && !Cfg::CLUSTER_SPLIT) {  // the cluster split keeps its slices in shared memory
+    const auto kernel = ws_kernel<Cfg, DType::f16, Layout::TN>;
+    TCGEMM_TRY(set_smem(kernel, Cfg::SMEM));
+    int64_t most = 0;
+    TCGEMM_TRY((max_workers<Cfg>(kernel, &most)));
+    *bytes = splitk_for<Cfg>(Cfg::SWAP_AB ? swap_ab(a) : a, most).bytes;
+  }
+  return Status::Ok();
+}
+
+template <class Cfg, DType DT, Layout L>
+Status launch_ws(const GemmArgs& orig) {
+  const auto kernel = ws_kernel<Cfg, DT, L>;
+  // Everything up to the reduction sees the problem the kernel computes:
+  // with swap-AB, D^T = B^T A^T (M and N, A and B exchanged).
+  const GemmArgs a = Cfg::SWAP_AB ? swap_ab(orig) : orig;
+  if constexpr (Cfg::SWAP_AB && !Cfg::CLUSTER_SPLIT) TCGEMM_TRY(transposed_reduce_fits(orig.M, orig.batch));
+  CUtensorMap map_a, map_b, map_c = {};
+  // A's box: the rows one CTA loads (BM, or its share with A multicast).
+  // Swapped, an NN problem's maps come from the caller's operands (its B
+  // read MN-major as A, its A as B).
+  if constexpr (Cfg::SWAP_AB && L == Layout::NN)
+    TCGEMM_TRY((encode_swapped_nn_operands<Cfg::BM, Cfg::BN>(orig, &map_a, &map_b)));
+  else
+    TCGEMM_TRY((encode_operands<Cfg::BM / Cfg::CLUSTER_N, Cfg::BN, Cfg::CLUSTER>(a, &map_a, &map_b)));
+  if constexpr (Cfg::TMA_STORE) {
+    tma::TensorMapParams pc;
+    TCGEMM_TRY(tma::gemm_operand(a, tma::Operand::C, 64, 64, tma::Swizzle::b128, &pc));
+    TCGEMM_TRY(tma::add_batch_dim(&pc, a.batch, a.batch_stride_c));
+    TCGEMM_TRY(tma::encode(pc, &map_c));
+  }
+  TCGEMM_TRY(set_smem(kernel, Cfg::SMEM));
+  Params p = make_params(a, Cfg::BM, Cfg::BN);
+  int64_t most = 0;  // workers resident at once
+  if constexpr (Cfg::PERSISTENT) TCGEMM_TRY((max_workers<Cfg>(kernel, &most)));
+  const SplitK split = splitk_for<Cfg>(a, most);
+  p.splits = split.splits, p.dp_rows = split.dp_rows, p.partial_row0 = split.partial_row0;
+  // Cluster split: clusters of `splits` CTAs, each cluster a unit (tile).
+  if constexpr (Cfg::CLUSTER_SPLIT) TCGEMM_TRY((cluster_split<Cfg>(kernel, a, &p.splits, &most)));
+  const int ctas = Cfg::CLUSTER_SPLIT ? p.splits : Cfg::CTAS;
+  const sched::PersistentSchedule sch{p.tiles_m, p.tiles_n, p.grouped ? Cfg::GROUP : 1, Cfg::CLUSTER, p.batches,
+                                      Cfg::CLUSTER_SPLIT ? 1 : p.splits, p.dp_rows, Cfg::CLUSTER_N};
+  const int64_t workers = Cfg::PERSISTENT ? sch.grid(most) : sch.units();  // not persistent: one per unit
+  if (workers * ctas > 0x7fffffff)
+    return Status::Error(StatusCode::not_supported, "too many output tiles for one grid");
+  const unsigned grid = static_cast<unsigned>(workers * ctas);
+  // Split-K's fp32 partials: the caller's workspace when given (the memory
+  // of its allocator: torch's, cupy's), else stream-ordered scratch from
+  // tcgemm's pool (core/workspace.h), freed on the same stream once the
+  // reduction has read it. Neither synchronises; both can be captured.
+  bool pooled = false;
+  if (split.bytes) {
+    p.ld_partials = split.ld_partials;
+    if (a.workspace) {
+      if (a.workspace_bytes < split.bytes)
+        return Status::Error(StatusCode::invalid_argument, "split-K workspace of " + std::to_string(a.workspace_bytes) +
+                                                               " bytes; this launch needs " + std::to_string(split.bytes));
+      p.partials = static_cast<float*>(a.workspace);
+    } else {
+      void* scratch = nullptr;
+      TCGEMM_TRY(workspace_alloc(split.bytes, a.stream, &scratch));
+      p.partials = static_cast<float*>(scratch);
+      pooled = true;
+    }
+  }
+  auto release_workspace = [&](Status s) {
+    if (pooled) {
+      const Status f = workspace_free(p.partials, a.stream);
+      if (s.ok()) s = f;
+    }
+    return s;
+  };
+  if constexpr (Cfg::CTAS == 1 && !Cfg::CLUSTER_SPLIT) {
+    kernel<<<grid, Cfg::THREADS, Cfg::SMEM, a.stream>>>(map_a, map_b, map_c, p);
+  } else {
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = ctas, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
+    cfg.gridDim = dim3(grid), cfg.blockDim = dim3(Cfg::THREADS), cfg.dynamicSmemBytes = Cfg::SMEM;
+    cfg.stream = a.stream, cfg.attrs = attr, cfg.numAttrs = 1;
+    const Status s = cuda_status(cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_c, p), "cudaLaunchKernelEx");
+    if (!s.ok()) return release_workspace(s);
+  }
+  Status s = check_launch("ws_kernel");
+  if constexpr (!Cfg::CLUSTER_SPLIT) {  // (the cluster split builds no reduction kernels)
+    if (s.ok() && (p.splits > 1 || Cfg::SWAP_AB)) {
+      const ReduceParams r{p.partials,       p.ld_partials,   p.splits,   p.batches,
+                           static_cast<int>(orig.M), static_cast<int>(orig.N), p.partial_row0, p.C,
+                           orig.ldc,         p.stride_c,      p.ep,       Cfg::SWAP_AB};
+      s = launch_splitk_reduce<DT>(r, a.stream);
+    }
+  }
+  return release_workspace(s);
+}
+
+// One layout's kernels (both element types): a translation unit that
+// calls this for one layout builds only that layout's instantiations.
+template <class Cfg, Layout L>
+Status launch_ws_layout(const GemmArgs& a) {
+  if (a.accum != Accum::f32)
+    return Status::Error(StatusCode::not_supported, "the sm90 kernels accumulate in f32 only");
+  if (a.layout != L) return Status::Error(StatusCode::not_supported, "these kernels were built for the other layout");
+  if (a.dtype == DType::f16) return launch_ws<Cfg, DType::f16, L>(a);
+  return launch_ws<Cfg, DType::bf16, L>(a);
+}
+
+// Both layouts. The swap's configurations are launched one layout at a time
+// (swap.cuh), so that each translation unit builds only its own.
+template <class Cfg>
+Status launch_ws_variant(const GemmArgs& a) {
+  static_assert(!Cfg::SWAP_AB, "swap-AB configurations: launch_ws_layout, per layout (swap.cuh)");
+  return a.layout == Layout::TN ? launch_ws_layout<Cfg, Layout::TN>(a) : launch_ws_layout<Cfg, Layout::NN>(a);
+}
+
+}  // namespace tcgemm::sm90

@@ -1,0 +1,120 @@
+// The configuration of a warp-specialized Hopper kernel (ws_kernel.cuh): a
+// struct with named fields, passed by value as the kernel's template
+// argument (C++20 class-type non-type template parameter), so an entry reads
+//   constexpr WsConfig kSplitKWide{.tile_n = 256, .stages = 4, .schedule = Schedule::split_k,
+//                                  .store = Store::tma};
+// and WsTraits<kSplitKWide> derives everything else (tile height, shared
+// memory, barrier counts, multicast masks) and rejects the combinations no
+// part is built for. Designated initializers follow the declaration order.
+// The kernel and its launch take WsTraits<config>, a type (ws_kernel.cuh
+// says why).
+#pragma once
+#include "sched/pipeline.h"
+#include "sm90/common.cuh"
+
+#include <cstdint>
+
+namespace tcgemm::sm90 {
+
+// What the consumer warpgroups split between them.
+enum class Math {
+  cooperative,  // consumer cw computes rows cw*64 .. cw*64+63 of every tile
+  ping_pong,    // each consumer computes alternate tiles whole (two m64 row blocks)
+};
+
+// How a finished tile leaves the consumers (epilogue_direct.cuh, epilogue_tma_store.cuh).
+enum class Store {
+  direct,  // registers -> 16-byte global stores
+  tma,     // registers -> 128B-swizzled shared memory -> TMA store
+};
+
+// Which work units the CTAs walk (sched/persistent.h).
+enum class Schedule {
+  one_tile,       // one CTA per tile, no persistence
+  data_parallel,  // a persistent grid walking whole tiles through the grouped raster
+  split_k,        // persistent, tiles or only the last wave's tile rows split along K into fp32 partials
+  cluster_split,  // persistent, a tile's K slices in one cluster, summed in distributed shared memory
+};
+
+// Which operand is the kernel's A.
+enum class Operands {
+  as_given,  // A and B as the caller passes them
+  swapped,   // D^T = B^T A^T: the weight is A, x's few rows are B (decode; swap.cuh)
+};
+
+struct WsConfig {
+  int tile_n = 128;  // BN; BM follows from consumers and math
+  int stages = 4;    // slots of the load ring
+  int consumers = 2;  // math warpgroups
+  Math math = Math::cooperative;
+  int cluster_m = 1;  // CTAs along M: they share (multicast) the B tile
+  int cluster_n = 1;  // CTAs along N: they share (multicast) the A tile
+  Schedule schedule = Schedule::data_parallel;
+  int raster_group = 8;  // units (tile rows) per group of the grouped raster
+  Store store = Store::direct;
+  Operands operands = Operands::as_given;
+};
+
+template <WsConfig C>
+struct WsTraits {
+  static constexpr WsConfig config = C;
+  static constexpr int CONSUMERS = C.consumers;  // warpgroups
+  static constexpr bool PINGPONG = C.math == Math::ping_pong;
+  static constexpr int M_BLOCKS = PINGPONG ? 2 : 1;  // m64 row blocks per consumer
+  static constexpr int BM = PINGPONG ? 64 * M_BLOCKS : 64 * CONSUMERS, BN = C.tile_n, STAGES = C.stages;
+  static constexpr int CLUSTER = C.cluster_m;
+  static constexpr int CLUSTER_N = C.cluster_n;
+  static constexpr int CTAS = CLUSTER * CLUSTER_N;
+  static constexpr bool PERSISTENT = C.schedule != Schedule::one_tile;
+  static constexpr bool SPLIT_K = C.schedule == Schedule::split_k || C.schedule == Schedule::cluster_split;
+  // Swap A and B (D^T = B^T A^T): the launch hands the kernel the weight as
+  // its A and the few rows of x as its B, and every tile goes out as an fp32
+  // partial that splitk_reduce writes back transposed.
+  static constexpr bool SWAP_AB = C.operands == Operands::swapped;
+  // The K slices of a tile in one cluster (its size, 1-8, chosen per launch):
+  // rank r computes slice r, and rank 0 sums the others' fp32 accumulators
+  // out of their shared memory (distributed shared memory, PTX ISA:
+  // ld.shared::cluster) in rank order and stores the tile itself -- no
+  // partials in global memory, no second kernel, no workspace.
+  static constexpr bool CLUSTER_SPLIT = C.schedule == Schedule::cluster_split;
+  // Arrivals a slot's empty barrier counts: every consumer warp of every CTA
+  // this CTA's producer writes into (itself, its CLUSTER - 1 B peers along
+  // M, its CLUSTER_N - 1 A peers along N).
+  static constexpr int READERS = (PINGPONG ? 4 : CONSUMERS * 4) * (CLUSTER + CLUSTER_N - 1);
+  static constexpr bool TMA_STORE = C.store == Store::tma;
+  static constexpr int C_BOX_BYTES = 64 * 64 * 2;  // one 64x64 box of C
+  static constexpr int C_BYTES = TMA_STORE ? CONSUMERS * 2 * C_BOX_BYTES : 0;  // 2 boxes per consumer
+  static constexpr int BIAS_BYTES = TMA_STORE ? CONSUMERS * 64 * 4 : 0;  // a quarter's fp32 bias per consumer
+  // Cluster split: a peer's accumulators for rank 0 to read; with swap-AB
+  // also (rank 0) the summed tile transposed back to D's rows, BM + 4 floats
+  // apart (the pad spreads a warp's column writes over all 32 banks); then
+  // its two barriers.
+  static constexpr int RED_BYTES = !CLUSTER_SPLIT ? 0 : SWAP_AB ? BN * (BM + 4) * 4 : BM * BN * 4;
+  static constexpr int RED_BARRIER_BYTES = CLUSTER_SPLIT ? 16 : 0;
+  static constexpr int THREADS = (1 + CONSUMERS) * kWarpgroup;
+  static constexpr int A_BYTES = BM * kRowBytes, B_BYTES = BN * kRowBytes;
+  static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
+  static constexpr int SMEM =
+      1024 + STAGES * STAGE_BYTES + C_BYTES + BIAS_BYTES + RED_BYTES + sched::Pipeline<STAGES>::kBarrierBytes +
+      RED_BARRIER_BYTES;
+  // 128 * 40 + 256 * 232 <= 65536 registers of the SM.
+  static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
+  // setmaxnreg.inc may only raise a warp's count (PTX ISA: setmaxnreg); ptxas
+  // keeps the launch count within the targets: 168 with 384 threads, 232
+  // (seen in cuobjdump --dump-resource-usage) with 256.
+  static constexpr int GROUP = C.raster_group;
+  static_assert(SMEM <= 227 * 1024, "shared memory per block on sm_90 is 227 KB");
+  static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs along M");
+  static_assert(CLUSTER_N == 1 || (CLUSTER_N == 2 && BM % (64 * CLUSTER_N) == 0), "1 or 2 CTAs along N");
+  // Multicast cta masks: bit r is cluster rank r = rm + CLUSTER * rn.
+  static constexpr uint16_t b_mask(int rn) { return static_cast<uint16_t>(((1u << CLUSTER) - 1) << (CLUSTER * rn)); }
+  static constexpr uint16_t a_mask(int rm) { return static_cast<uint16_t>(CLUSTER_N == 1 ? 1u << rm : (1u | 1u << CLUSTER) << rm); }
+  static_assert(!SWAP_AB || (SPLIT_K && !TMA_STORE && CTAS == 1 && !PINGPONG),
+                "swap-AB: a split-K kernel without clusters whose every tile leaves as an fp32 partial");
+  static_assert(!CLUSTER_SPLIT || (SPLIT_K && CTAS == 1 && !PINGPONG && !TMA_STORE),
+                "the cluster split: a split-K kernel whose clusters are its K slices, stored from registers");
+  static_assert(!PINGPONG || (CONSUMERS == 2 && PERSISTENT && CTAS == 1 && TMA_STORE && !SPLIT_K),
+                "ping-pong: two consumers of a persistent, cluster-less, TMA-store kernel");
+};
+
+}  // namespace tcgemm::sm90
