@@ -398,8 +398,10 @@ struct PinnedBuffer {
 // dtypes, enum ranges) when it runs, as run() does for RunArgs.
 struct HostGemmArgs {
   std::string kernel = "auto";
-  py::object a, b, d;       // 2-D arrays of 2-byte elements; d: the M x N output
-  py::object source, bias;  // the epilogue's c (M x N) and bias (N values), or None
+  // 2-D arrays of 2-byte elements (d: the M x N output), and the epilogue's c
+  // (M x N) and bias (N values); None until set. (Made with the GIL held:
+  // only ever by the Python constructor.)
+  py::object a = py::none(), b = py::none(), d = py::none(), source = py::none(), bias = py::none();
   int64_t M = 0, N = 0, K = 0;
   DType dtype = DType::f16;
   Layout layout = Layout::NN;
@@ -459,7 +461,7 @@ void set_array(py::object& field, py::handle v, const char* name, bool optional)
   }
 #define TCGEMM_ARRAY(name, optional)                                                                        \
   HostField {                                                                                               \
-    #name, [](const HostGemmArgs& h) -> py::object { return h.name ? h.name : py::none(); },               \
+    #name, [](const HostGemmArgs& h) -> py::object { return h.name; },                                      \
         [](HostGemmArgs& h, py::handle v) { set_array(h.name, v, #name, optional); }                        \
   }
 
@@ -499,7 +501,7 @@ std::string run_host_gemm(const HostGemmArgs& args) {
   // while the pipeline runs without the GIL.
   const py::object a_obj = args.a, b_obj = args.b, d_obj = args.d, source_obj = args.source, bias_obj = args.bias;
   for (const auto& [what, o] : {std::pair<const char*, const py::object&>{"a", a_obj}, {"b", b_obj}, {"d", d_obj}})
-    if (!o || o.is_none()) throw py::value_error(std::string("host_gemm: ") + what + " is not set");
+    if (o.is_none()) throw py::value_error(std::string("host_gemm: ") + what + " is not set");
   const int64_t N = args.N;
   const int bias_type = args.bias_type, act = args.activation;
   HostGemm h;
@@ -551,7 +553,7 @@ std::string run_host_gemm(const HostGemmArgs& args) {
 
 std::string host_args_repr(const HostGemmArgs& h) {
   auto shape = [](const py::object& x) -> std::string {
-    if (!x || x.is_none()) return "None";
+    if (x.is_none()) return "None";
     return py::str(x.attr("shape")).cast<std::string>();
   };
   return "HostGemmArgs(kernel='" + h.kernel + "', a=" + shape(h.a) + ", b=" + shape(h.b) + ", d=" + shape(h.d) +
