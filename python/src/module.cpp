@@ -394,9 +394,9 @@ struct PinnedBuffer {
 // CPython type would need its own reference counting and deallocation for
 // them), and a host call takes milliseconds, so the 3 us that building one
 // by keyword costs (every field through its checking setter) does not show.
-// Each field's setter checks the type and
-// names the field in its TypeError; host_gemm() checks the values (shapes,
-// dtypes, enum ranges) when it runs, as run() does for RunArgs.
+// Each field's setter checks the type and names the field in its TypeError;
+// host_gemm() checks the values (shapes, dtypes, enum ranges) when it runs,
+// as run() does for RunArgs.
 struct HostGemmArgs {
   std::string kernel = "auto";
   // 2-D arrays of 2-byte elements (d: the M x N output), and the epilogue's c
