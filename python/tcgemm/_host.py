@@ -41,8 +41,9 @@ def empty_pinned(shape, dtype=np.float16) -> np.ndarray:
 def release_memory() -> None:
     """Free the pinned staging ring and hand the device memory tcgemm's pools
     hold unused back to the driver, and drop the split-K workspaces kept for
-    torch and cupy calls, those of every stream (all are kept between calls,
-    so that a repeated call allocates nothing). The workspaces go back to
+    torch and cupy calls (kept between calls for the 8 most recently used
+    streams per framework and device, so that a repeated call allocates
+    nothing). The workspaces go back to
     their framework's allocator (``torch.cuda.empty_cache()`` then hands them
     to the driver)."""
     _call.WORKSPACES.clear()
