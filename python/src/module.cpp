@@ -12,9 +12,9 @@
 #include <mutex>
 #include <string>
 #include <type_traits>
+#include <unordered_set>
 #include <utility>
 #include <vector>
-#include <unordered_set>
 
 #include "core/launch_check.h"
 #include "core/workspace.h"
