@@ -6,11 +6,15 @@
 #include <pybind11/stl.h>
 #include <structmember.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <unordered_set>
+#include <utility>
+#include <vector>
 
 #include "core/launch_check.h"
 #include "core/workspace.h"
@@ -252,8 +256,8 @@ GemmArgs planned_args(const Plan& p, const RunArgs& r) {
 // its fields (PyMemberDef: read and written in place, no conversion layer),
 // made with the positional arguments every call sets. A plain CPython type
 // rather than a pybind11 class because it is made once per call: this costs
-// a third of a pybind11 instance, and run() reads the fields without
-// converting anything.
+// 0.21 us against 0.42 us for a pybind11 instance, and run() reads the
+// fields without converting anything.
 struct PyRunArgs {
   PyObject_HEAD
   RunArgs r;
@@ -383,6 +387,180 @@ struct PinnedBuffer {
   PinnedBuffer(const PinnedBuffer&) = delete;
   ~PinnedBuffer() { pinned_free(ptr); }
 };
+
+// _core.HostGemmArgs: one NumPy-to-NumPy call of the host pipeline, the
+// argument of host_gemm(). Named fields, as RunArgs, but a pybind11 class:
+// five of its fields are NumPy arrays the object must keep alive (a plain
+// CPython type would need its own reference counting and deallocation for
+// them), and a host call takes milliseconds, so the 3 us that building one
+// by keyword costs (every field through its checking setter) does not show.
+// Each field's setter checks the type and names the field in its TypeError;
+// host_gemm() checks the values (shapes, dtypes, enum ranges) when it runs,
+// as run() does for RunArgs.
+struct HostGemmArgs {
+  std::string kernel = "auto";
+  // 2-D arrays of 2-byte elements (d: the M x N output), and the epilogue's c
+  // (M x N) and bias (N values); None until set. (Made with the GIL held:
+  // only ever by the Python constructor.)
+  py::object a = py::none(), b = py::none(), d = py::none(), source = py::none(), bias = py::none();
+  int64_t M = 0, N = 0, K = 0;
+  DType dtype = DType::f16;
+  Layout layout = Layout::NN;
+  Accum accum = Accum::f32;
+  bool grid_swizzle = true;
+  int split_k = 0;
+  float alpha = 1.0f, beta = 0.0f;
+  int bias_type = static_cast<int>(BiasType::f32);
+  int activation = static_cast<int>(Activation::none);
+  uintptr_t stream = 0;
+  int64_t panel_rows = 0;  // 0: chosen from the staging slot size
+};
+
+// One field of HostGemmArgs: its name, and how it is read and written from Python.
+struct HostField {
+  const char* name;
+  py::object (*get)(const HostGemmArgs&);
+  void (*set)(HostGemmArgs&, py::handle);
+};
+
+[[noreturn]] void wrong_field(const char* name, const char* want, py::handle v) {
+  throw py::type_error(std::string("tcgemm._core.HostGemmArgs: ") + name + " must be " + want + ", got " +
+                       Py_TYPE(v.ptr())->tp_name);
+}
+
+// A scalar field through pybind11's own conversion (an int for an integer, a
+// float or int for a float, a DType for dtype, ...); a failed conversion is a
+// TypeError that names the field, not pybind11's RuntimeError.
+template <class T>
+void set_scalar(T& field, py::handle v, const char* name, const char* want) {
+  // pybind11 converts None to false, and to a null reference for an enum;
+  // neither is a value of any field.
+  if (v.is_none()) wrong_field(name, want, v);
+  // An integer field takes what has __index__ (Python and NumPy integers), no float.
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+    if (!PyIndex_Check(v.ptr())) wrong_field(name, want, v);
+  try {
+    field = py::cast<T>(v);
+  } catch (const py::cast_error&) {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)  // an integer, but not one the field holds
+      throw py::value_error(std::string("tcgemm._core.HostGemmArgs: ") + name + " = " + py::str(v).cast<std::string>() +
+                            " is out of range (" + want + ")");
+    wrong_field(name, want, v);
+  }
+}
+
+void set_array(py::object& field, py::handle v, const char* name, bool optional) {
+  if (optional && v.is_none()) field = py::none();
+  else if (py::isinstance<py::array>(v)) field = py::reinterpret_borrow<py::object>(v);
+  else wrong_field(name, optional ? "a NumPy array or None" : "a NumPy array", v);
+}
+
+#define TCGEMM_SCALAR(name, want)                                                                           \
+  HostField {                                                                                               \
+    #name, [](const HostGemmArgs& h) -> py::object { return py::cast(h.name); },                            \
+        [](HostGemmArgs& h, py::handle v) { set_scalar(h.name, v, #name, want); }                           \
+  }
+#define TCGEMM_ARRAY(name, optional)                                                                        \
+  HostField {                                                                                               \
+    #name, [](const HostGemmArgs& h) -> py::object { return h.name; },                                      \
+        [](HostGemmArgs& h, py::handle v) { set_array(h.name, v, #name, optional); }                        \
+  }
+
+const std::vector<HostField>& host_fields() {
+  static const std::vector<HostField> fields = {
+      TCGEMM_SCALAR(kernel, "a str"),
+      TCGEMM_ARRAY(a, false),
+      TCGEMM_ARRAY(b, false),
+      TCGEMM_ARRAY(d, false),
+      TCGEMM_ARRAY(source, true),
+      TCGEMM_ARRAY(bias, true),
+      TCGEMM_SCALAR(M, "an integer"),
+      TCGEMM_SCALAR(N, "an integer"),
+      TCGEMM_SCALAR(K, "an integer"),
+      TCGEMM_SCALAR(dtype, "a tcgemm._core.DType"),
+      TCGEMM_SCALAR(layout, "a tcgemm._core.Layout"),
+      TCGEMM_SCALAR(accum, "a tcgemm._core.Accum"),
+      TCGEMM_SCALAR(grid_swizzle, "a bool"),
+      TCGEMM_SCALAR(split_k, "an integer"),
+      TCGEMM_SCALAR(alpha, "a float"),
+      TCGEMM_SCALAR(beta, "a float"),
+      TCGEMM_SCALAR(bias_type, "an integer (BiasType's value)"),
+      TCGEMM_SCALAR(activation, "an integer (Activation's value)"),
+      TCGEMM_SCALAR(stream, "a stream handle, a non-negative integer"),
+      TCGEMM_SCALAR(panel_rows, "an integer"),
+  };
+  return fields;
+}
+
+#undef TCGEMM_SCALAR
+#undef TCGEMM_ARRAY
+
+// HostGemmArgs -> HostGemm, with the checks the C++ pipeline cannot make (it
+// sees pointers and pitches, not arrays), then the pipeline without the GIL.
+std::string run_host_gemm(const HostGemmArgs& args) {
+  // Owned here for the whole call: another thread may reassign the fields
+  // while the pipeline runs without the GIL.
+  const py::object a_obj = args.a, b_obj = args.b, d_obj = args.d, source_obj = args.source, bias_obj = args.bias;
+  for (const auto& [what, o] : {std::pair<const char*, const py::object&>{"a", a_obj}, {"b", b_obj}, {"d", d_obj}})
+    if (o.is_none()) throw py::value_error(std::string("host_gemm: ") + what + " is not set");
+  const int64_t N = args.N;
+  const int bias_type = args.bias_type, act = args.activation;
+  HostGemm h;
+  auto matrix = [](const py::array& x, const char* what) {
+    if (x.ndim() != 2 || x.itemsize() != 2) throw py::value_error(std::string(what) + ": a 2-D 2-byte array");
+    if (x.shape(1) > 1 && x.strides(1) != 2) throw py::value_error(std::string(what) + ": rows must be contiguous");
+    HostMatrix m;
+    m.data = x.data(), m.rows = x.shape(0), m.cols = x.shape(1);
+    m.pitch = x.shape(0) > 1 ? x.strides(0) : x.shape(1) * 2;
+    if (m.pitch < m.cols * 2) throw py::value_error(std::string(what) + ": overlapping rows");
+    return m;
+  };
+  h.a = matrix(py::reinterpret_borrow<py::array>(a_obj), "a");
+  h.b = matrix(py::reinterpret_borrow<py::array>(b_obj), "b");
+  py::array d = py::reinterpret_borrow<py::array>(d_obj);
+  const HostMatrix dm = matrix(d, "d");
+  if (!d.writeable()) throw py::value_error("d: read-only");
+  h.d = d.mutable_data(), h.d_pitch = dm.pitch;
+  if (!source_obj.is_none()) h.source = matrix(py::reinterpret_borrow<py::array>(source_obj), "source");
+  if (!bias_obj.is_none()) {
+    const py::array bias_arr = py::reinterpret_borrow<py::array>(bias_obj);
+    const int64_t want = bias_type == 2 ? 4 : 2;
+    if (bias_arr.ndim() != 1 || bias_arr.shape(0) != N || bias_arr.itemsize() != want ||
+        !(bias_arr.flags() & py::array::c_style))
+      throw py::value_error("bias: N contiguous values of its bias type");
+    h.bias = bias_arr.data();
+  }
+  if (dm.rows != args.M || dm.cols != N) throw py::value_error("d: shape is not M x N");
+  GemmArgs& g = h.shape;
+  g.M = args.M, g.N = N, g.K = args.K, g.dtype = args.dtype, g.layout = args.layout;
+  g.accum = args.accum, g.grid_swizzle = args.grid_swizzle, g.split_k = args.split_k;
+  if (bias_type < 0 || bias_type > 2) throw py::value_error("host_gemm: bad enum: bias_type must be 0, 1 or 2");
+  if (act < 0 || act > 3) throw py::value_error("host_gemm: bad enum: activation must be 0 .. 3");
+  g.epilogue.alpha = args.alpha, g.epilogue.beta = args.beta;
+  g.epilogue.bias_type = static_cast<BiasType>(bias_type);
+  g.epilogue.act = static_cast<Activation>(act);
+  // plain() must see the bias too: any pointer stands for it in the plan.
+  g.epilogue.bias = h.bias;
+  h.kernel = args.kernel, h.stream = as_stream(args.stream), h.panel_rows = args.panel_rows;
+  std::string used;
+  Status s;
+  {
+    py::gil_scoped_release nogil;
+    s = host_gemm(h, &used);
+  }
+  check(s);
+  return used;
+}
+
+std::string host_args_repr(const HostGemmArgs& h) {
+  auto shape = [](const py::object& x) -> std::string {
+    if (x.is_none()) return "None";
+    return py::str(x.attr("shape")).cast<std::string>();
+  };
+  return "HostGemmArgs(kernel='" + h.kernel + "', a=" + shape(h.a) + ", b=" + shape(h.b) + ", d=" + shape(h.d) +
+         ", M=" + std::to_string(h.M) + ", N=" + std::to_string(h.N) + ", K=" + std::to_string(h.K) +
+         ", stream=" + std::to_string(h.stream) + ")";
+}
 
 }  // namespace
 
@@ -710,56 +888,33 @@ PYBIND11_MODULE(_core, m) {
     }
     check(s);
   });
+  // The NumPy path: Python builds one HostGemmArgs per call, by keyword, and
+  // host_gemm() checks it and runs the panel pipeline.
+  py::class_<HostGemmArgs> host_args(m, "HostGemmArgs",
+                                     "One NumPy-to-NumPy GEMM through the host pipeline, the argument of host_gemm(): "
+                                     "HostGemmArgs(**fields), every field by name; those not given keep their "
+                                     "defaults (kernel 'auto', the plain epilogue, stream 0, panel_rows 0).");
+  host_args.def(py::init([](const py::kwargs& kw) {
+    HostGemmArgs h;
+    for (const auto& item : kw) {
+      const std::string k = py::cast<std::string>(item.first);
+      const auto& fs = host_fields();
+      const auto f = std::find_if(fs.begin(), fs.end(), [&](const HostField& x) { return k == x.name; });
+      if (f == fs.end()) throw py::type_error("tcgemm._core.HostGemmArgs has no field '" + k + "'");
+      f->set(h, item.second);
+    }
+    return h;
+  }));
+  for (const HostField& f : host_fields())
+    host_args.def_property(
+        f.name, [get = f.get](const HostGemmArgs& h) { return get(h); },
+        [set = f.set](HostGemmArgs& h, py::handle v) { set(h, v); });
+  host_args.def("__repr__", &host_args_repr);
   m.def(
       "host_gemm",
-      [](const std::string& kernel, const py::array& a, const py::array& b, py::array& d, const py::object& source,
-         const py::object& bias, int64_t M, int64_t N, int64_t K, DType dtype, Layout layout, Accum accum,
-         bool grid_swizzle, int split_k, float alpha, float beta, int bias_type, int act, uintptr_t stream,
-         int64_t panel_rows) {
-        HostGemm h;
-        auto matrix = [](const py::array& x, const char* what) {
-          if (x.ndim() != 2 || x.itemsize() != 2) throw py::value_error(std::string(what) + ": a 2-D 2-byte array");
-          if (x.shape(1) > 1 && x.strides(1) != 2)
-            throw py::value_error(std::string(what) + ": rows must be contiguous");
-          HostMatrix m;
-          m.data = x.data(), m.rows = x.shape(0), m.cols = x.shape(1);
-          m.pitch = x.shape(0) > 1 ? x.strides(0) : x.shape(1) * 2;
-          if (m.pitch < m.cols * 2) throw py::value_error(std::string(what) + ": overlapping rows");
-          return m;
-        };
-        h.a = matrix(a, "a");
-        h.b = matrix(b, "b");
-        const HostMatrix dm = matrix(d, "d");
-        if (!d.writeable()) throw py::value_error("d: read-only");
-        h.d = d.mutable_data(), h.d_pitch = dm.pitch;
-        if (!source.is_none()) h.source = matrix(source.cast<py::array>(), "source");
-        py::array bias_arr;
-        if (!bias.is_none()) {
-          bias_arr = bias.cast<py::array>();
-          const int64_t want = bias_type == 2 ? 4 : 2;
-          if (bias_arr.ndim() != 1 || bias_arr.shape(0) != N || bias_arr.itemsize() != want ||
-              !(bias_arr.flags() & py::array::c_style))
-            throw py::value_error("bias: N contiguous values of its bias type");
-          h.bias = bias_arr.data();
-        }
-        if (dm.rows != M || dm.cols != N) throw py::value_error("d: shape is not M x N");
-        h.shape.M = M, h.shape.N = N, h.shape.K = K, h.shape.dtype = dtype, h.shape.layout = layout;
-        h.shape.accum = accum, h.shape.grid_swizzle = grid_swizzle, h.shape.split_k = split_k;
-        if (bias_type < 0 || bias_type > 2 || act < 0 || act > 3) throw py::value_error("host_gemm: bad enum");
-        h.shape.epilogue.alpha = alpha, h.shape.epilogue.beta = beta;
-        h.shape.epilogue.bias_type = static_cast<BiasType>(bias_type);
-        h.shape.epilogue.act = static_cast<Activation>(act);
-        // plain() must see the bias too: any pointer stands for it in the plan.
-        h.shape.epilogue.bias = h.bias;
-        h.kernel = kernel, h.stream = as_stream(stream), h.panel_rows = panel_rows;
-        std::string used;
-        Status s;
-        {
-          py::gil_scoped_release nogil;
-          s = host_gemm(h, &used);
-        }
-        check(s);
-        return used;
+      [](py::handle args) {
+        if (!py::isinstance<HostGemmArgs>(args)) throw py::type_error("tcgemm._core.host_gemm takes one HostGemmArgs");
+        return run_host_gemm(args.cast<const HostGemmArgs&>());
       },
       "D = epilogue(A B) on host arrays through the panel pipeline (tcgemm/host.h); returns the kernel used.");
 

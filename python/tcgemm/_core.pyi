@@ -109,10 +109,35 @@ def set_staging_limit(bytes: int) -> None: ...
 def staging_limit() -> int: ...
 def staging_held() -> int: ...
 def release_memory() -> None: ...
-def host_gemm(kernel: str, a: np.ndarray, b: np.ndarray, d: np.ndarray, source: np.ndarray | None,
-              bias: np.ndarray | None, M: int, N: int, K: int, dtype: DType, layout: Layout, accum: Accum,
-              grid_swizzle: bool, split_k: int, alpha: float, beta: float, bias_type: int, act: int, stream: int,
-              panel_rows: int, /) -> str: ...
+class HostGemmArgs:
+    """One NumPy-to-NumPy GEMM through the host pipeline, the argument of host_gemm(). Every field by keyword;
+    a field of the wrong type is a TypeError naming it."""
+    kernel: str
+    a: np.ndarray | None  # M x K, 2-byte elements, contiguous rows (a, b, d: None until set)
+    b: np.ndarray | None  # K x N (layout NN) or N x K (TN)
+    d: np.ndarray | None  # the M x N output
+    source: np.ndarray | None  # the epilogue's c, M x N
+    bias: np.ndarray | None  # N values of bias_type
+    M: int
+    N: int
+    K: int
+    dtype: DType
+    layout: Layout
+    accum: Accum
+    grid_swizzle: bool
+    split_k: int  # 0: the kernel decides
+    alpha: float  # the epilogue (defaults: the plain one)
+    beta: float
+    bias_type: int  # BiasType's value
+    activation: int  # Activation's value
+    stream: int
+    panel_rows: int  # 0: chosen from the staging slot size
+    def __init__(self, *, kernel: str = "auto", a: np.ndarray | None = None, b: np.ndarray | None = None,
+                 d: np.ndarray | None = None, source: np.ndarray | None = None, bias: np.ndarray | None = None,
+                 M: int = 0, N: int = 0, K: int = 0, dtype: DType = ..., layout: Layout = ..., accum: Accum = ...,
+                 grid_swizzle: bool = True, split_k: int = 0, alpha: float = 1.0, beta: float = 0.0,
+                 bias_type: int = 2, activation: int = 0, stream: int = 0, panel_rows: int = 0) -> None: ...
+def host_gemm(args: HostGemmArgs, /) -> str: ...
 
 def mma_sync_peak(accum: Accum, ldmatrix_fed: bool = False) -> float: ...
 def time_mma_ceiling(accum: Accum, launches: int, ldmatrix_fed: bool = False) -> tuple[list[float], float]: ...

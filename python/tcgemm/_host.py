@@ -1,6 +1,6 @@
 """NumPy operands: host memory in, host memory out, at PCIe speed.
 
-A 2-D NumPy call is one ``_core.host_gemm``: the C++ panel pipeline
+A 2-D NumPy call is one ``_core.host_gemm(HostGemmArgs)``: the C++ panel pipeline
 (cpp/src/core/host_pipeline.cpp) uploads B, then row panels of A while the
 GEMM runs on the panels already there and finished panels of D come back,
 on three streams; pageable memory goes through a bounded, reused ring of
@@ -41,8 +41,9 @@ def empty_pinned(shape, dtype=np.float16) -> np.ndarray:
 def release_memory() -> None:
     """Free the pinned staging ring and hand the device memory tcgemm's pools
     hold unused back to the driver, and drop the split-K workspaces kept for
-    torch and cupy calls, those of every stream (all are kept between calls,
-    so that a repeated call allocates nothing). The workspaces go back to
+    torch and cupy calls (kept between calls for the 8 most recently used
+    streams per framework and device, so that a repeated call allocates
+    nothing). The workspaces go back to
     their framework's allocator (``torch.cuda.empty_cache()`` then hands them
     to the driver)."""
     _call.WORKSPACES.clear()
@@ -133,10 +134,11 @@ def numpy_matmul(call):
     d = out if out is not None and _rows(out) is out else np.empty((M, N), dt)
     src = None if c_host is None else _rows(np.asarray(c_host))
     bias_arr = None if bias_host is None else np.ascontiguousarray(bias_host)
-    _core.host_gemm(call.kernel, a2.view(np.uint16), store.view(np.uint16), d.view(np.uint16),
-                    None if src is None else src.view(np.uint16), bias_arr, M, N, K, DTYPES[dt], _LAYOUT[tn],
-                    ACCUM[call.accumulate], call.grid_swizzle, call.split_k, ep.alpha, ep.beta, bias_type, ep.act, sh,
-                    0)
+    _core.host_gemm(_core.HostGemmArgs(
+        kernel=call.kernel, a=a2.view(np.uint16), b=store.view(np.uint16), d=d.view(np.uint16),
+        source=None if src is None else src.view(np.uint16), bias=bias_arr, M=M, N=N, K=K, dtype=DTYPES[dt],
+        layout=_LAYOUT[tn], accum=ACCUM[call.accumulate], grid_swizzle=call.grid_swizzle, split_k=call.split_k,
+        alpha=ep.alpha, beta=ep.beta, bias_type=bias_type, activation=ep.act, stream=sh))
     if out is not None and d is not out:
         out[...] = d
         return out
