@@ -221,7 +221,7 @@ def test_back_to_back_calls_see_each_others_results(kernel, M, K, graph):
     kernels, so the reduction's output feeds the next GEMM) and overwrites what
     the call before read (write after read). Written for programmatic
     dependent launch, which would let a kernel start before the one ahead
-    finishes (bench/NOTES.md, "Tried, not kept: programmatic dependent launch"); it holds
+    finishes (docs/performance.md, "Tried and not kept"); it holds
     any launch change to the stream's order. Every buffer
     starts as NaN, so a read that ran ahead of its writer shows."""
     if kernel != "auto" and not _runnable(kernel):

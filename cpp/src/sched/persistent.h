@@ -115,7 +115,7 @@ struct PersistentSchedule {
 // leave more than half of the SMs idle; then about one unit per SM, each slice
 // at least kMinSliceKTiles K tiles deep, at most 16 slices. A caller's
 // request > 0 is taken as asked, capped at k_tiles (no empty slice).
-// Measured on the H200 (bench/NOTES.md): 4 slices of 32 K tiles turn the
+// Measured on the H200 (docs/performance.md, "How the work is cut"): 4 slices of 32 K tiles turn the
 // decode shapes (M <= 128, N = K = 8192) from 0.56-0.65x cuBLAS into
 // 0.93-1.10x, but 4 slices of 4 K tiles made 1000^3 lose (1.05x against the
 // unsplit 1.39x): the partials and the second launch need deep slices.
@@ -134,7 +134,7 @@ TCGEMM_SCHED_FN int choose_splits(int requested, int64_t tile_units, int k_tiles
 // K tiles, plus kPartialCost for each fp32 partial tile it writes; a split
 // adds the reduction launch after the slowest worker. Workers take units
 // round robin (first/next above), so the slowest worker is found by counting.
-// Constants from the H200 (bench/NOTES.md): a 128x256x64 K tile takes
+// Constants from the H200 (docs/performance.md, "How the work is cut"): a 128x256x64 K tile takes
 // ~0.75 us on one SM, writing its 128 KB fp32 partial ~3 us with the other
 // SMs busy, the reduction launch 6-10 us.
 constexpr int kUnitCost = 1;  // a unit's pipeline fill and epilogue, beyond its K tiles

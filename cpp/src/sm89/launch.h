@@ -46,11 +46,11 @@ TCGEMM_SM89_LADDER(TCGEMM_SM89_DECLARE)
 // Tuning candidates (-DTCGEMM_TUNING=ON), fp32 accumulation only: the part
 // (which tuning_<part>.cu compiles it, so candidates build in parallel), the
 // name, then the Config parameters. The first five were timed for
-// bench/NOTES.md's Ada tuning table (mma_2blk graduated); the *_db ones
+// docs/performance.md's Ada tuning table (mma_2blk graduated); the *_db ones
 // double-buffer fragments (Config::FRAG_DBUF); it* use the address iterators,
 // *_sp spreads the next slice's copies over the k16 steps, *_u unrolls those
 // iterations by the stage count (Config::UNROLL_STAGES); the last five are
-// the early steps at other stage counts (bench/NOTES.md's Ada ladder table
+// the early steps at other stage counts (docs/performance.md's Ada ladder
 // quotes the .s4 ones).
 #define TCGEMM_SM89_TUNING(X)                                                        \
   X(0, b128x128k64_w2x4_s3_2, 128, 128, 64, 2, 4, 3, true, true, true, 2)            \

@@ -16,7 +16,7 @@
 // registers (16K / (3 x 32)), which spills ~0.5 KB per thread (ptxas). Without
 // setmaxnreg (sm_90) the copy warps cost MMA warps: here one per scheduler.
 // On the H200 (fp16, 4096^3 and 8192^3, TN and NN; bench/results/h200_ada_ws.md,
-// in git history; bench/NOTES.md, "warp specialization measured"): 0.74-0.85x
+// in git history; docs/performance.md, "Tried and not kept"): 0.74-0.85x
 // of the spread kernels' TFLOPS with 4 copy warps, under half with one copy
 // warp; 6 stages no better. With one MMA warp per scheduler a stalled MMA warp has
 // no partner to cover for it, which the removed copies do not pay back.
