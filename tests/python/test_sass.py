@@ -54,8 +54,8 @@ def test_sm100_v8_epilogue_is_a_tma_store():
     from registers."""
     lib, tool = _library()
     got = _counts(lib, tool)
-    v8 = {k: c for k, c in got.items() if k.startswith("sm100.v8.")}
-    assert set(v8) == {"sm100.v8.NN", "sm100.v8.TN"}, sorted(got)
+    v8 = {k: c for k, c in got.items() if k.startswith("sm100.v8_tma_store.")}
+    assert set(v8) == {"sm100.v8_tma_store.NN", "sm100.v8_tma_store.TN"}, sorted(got)
     for name, c in v8.items():
         assert c["utmastg"] > 0, f"{name}: no TMA store (UTMASTG)"
 

@@ -13,9 +13,10 @@ library this counts, from `cuobjdump --dump-sass`:
   clc     clusterlaunchcontrol   UGETNEXTWORKID
 
 and compares them with the committed tests/sass/sm100_sass_counts.json (kernels
-named sm100.<step>.<NN|TN>, the step from the object file: v1a_basic.cu.o ->
-v1a). Every kernel must have mma, ldtm and utmaldg > 0; the TMA-store
-epilogue steps (STORE_STEPS: v8) must also have utmastg > 0.
+named <registry entry>.<NN|TN>, the entry from the object file as the registry
+names it: v1a_basic.cu.o -> sm100.v1a_basic). Every kernel must have mma, ldtm
+and utmaldg > 0; the TMA-store epilogue steps (STORE_STEPS: v8_tma_store) must
+also have utmastg > 0.
 
   check_sass.py build/libtcgemm.a            compare (exit 1 on a difference)
   check_sass.py build/libtcgemm.a --write    regenerate the counts file
@@ -44,7 +45,7 @@ CATEGORIES = {
     "clc": re.compile(r"^UGETNEXTWORKID"),
 }
 REQUIRED = ("mma", "ldtm", "utmaldg")
-STORE_STEPS = ("v8",)  # steps whose epilogue is a TMA store: utmastg required too
+STORE_STEPS = ("v8_tma_store",)  # steps whose epilogue is a TMA store: utmastg required too
 
 _MEMBER = re.compile(r"^member .*?:(?P<obj>[^:\s]+)\.cu\.o:?\s*$")
 _ARCH = re.compile(r"^\s*arch\s*=\s*(?P<arch>\S+)")
@@ -103,7 +104,7 @@ def has_sm100a(lib: Path, cuobjdump: str) -> bool:
 
 
 def _kernel_label(obj: str, demangled: str) -> str:
-    step = obj.split("_", 1)[0]  # v1a_basic -> v1a
+    step = obj  # v1a_basic (of v1a_basic.cu.o): the registry entry sm100.v1a_basic
     m = re.search(r"\(tcgemm::Layout\)(\d)", demangled)
     layout = {"0": "NN", "1": "TN"}.get(m.group(1), "?") if m else "?"
     return f"sm100.{step}.{layout}"
@@ -159,9 +160,9 @@ def compare(got: dict, want: dict) -> list[str]:
 
 def table(counts: dict) -> str:
     cols = list(CATEGORIES)
-    rows = [f"{'kernel':<16}" + "".join(f"{c:>9}" for c in cols)]
+    rows = [f"{'kernel':<28}" + "".join(f"{c:>9}" for c in cols)]
     for k, c in counts.items():
-        rows.append(f"{k:<16}" + "".join(f"{c.get(x, 0):>9}" for x in cols))
+        rows.append(f"{k:<28}" + "".join(f"{c.get(x, 0):>9}" for x in cols))
     return "\n".join(rows)
 
 

@@ -1,4 +1,4 @@
-// sm100.v1b -- v1a with one 3-D TMA per operand and K slice (seed 002,
+// sm100.v1b_tma3d -- v1a with one 3-D TMA per operand and K slice (seed 002,
 // "3D 16B TMA"): the tensor map views a K-major operand as (8 elements,
 // rows, K/8 columns) with strides (1, ld, 8), so one box of (8, rows, BK/8)
 // lands as exactly the column-of-core-matrices layout v1a built with BK/8

@@ -1,5 +1,5 @@
-// sm100.v2a -- 128-byte-wide TMA boxes with the 128B swizzle (seed 002,
-// "128-byte global loads and swizzle"): a K-major tile lands as BK/64
+// sm100.v2a_swizzle128 -- 128-byte-wide TMA boxes with the 128B swizzle (seed
+// 002, "128-byte global loads and swizzle"): a K-major tile lands as BK/64
 // columns of 128-byte rows, XOR-swizzled in 8-row 1024-byte atoms by TMA,
 // and the shared-memory descriptor says the same with swizzle mode 2
 // (SBO = 1024; LBO unused). A k16 MMA step inside a 128-byte row moves the

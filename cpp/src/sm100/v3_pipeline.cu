@@ -1,5 +1,5 @@
-// sm100.v3 -- a multi-stage pipeline (seed 002, "pipelining"): STAGES shared
-// memory slots, each with a "full" mbarrier (TMA bytes landed) and an
+// sm100.v3_pipeline -- a multi-stage pipeline (seed 002, "pipelining"): STAGES
+// shared memory slots, each with a "full" mbarrier (TMA bytes landed) and an
 // "empty" one (tcgen05.commit: the MMAs reading it are done), the ring of
 // sched/pipeline.h. One thread still issues everything: it keeps STAGES-1
 // slices in flight, and after queueing slice ks's MMAs refills the slot that

@@ -1,6 +1,6 @@
-// sm100.v4 -- warp specialization (seed 002, "warp specialization"): v3's
-// pipeline with its two loops split across two warps that never wait for
-// each other except through the ring's mbarriers:
+// sm100.v4_warp_specialized -- warp specialization (seed 002, "warp
+// specialization"): v3's pipeline with its two loops split across two warps
+// that never wait for each other except through the ring's mbarriers:
 //   warp 0 (one lane): the TMA producer -- acquire slot (empty), expect_tx, load
 //   warp 1 (one lane): the MMA consumer  -- wait slot (full), MMAs, commit(empty)
 //   then all 4 warps:  the epilogue, after the MMA lane's final commit

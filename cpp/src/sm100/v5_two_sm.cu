@@ -1,4 +1,4 @@
-// sm100.v5 -- 2-SM MMA (seed 002, "2-SM MMA"): clusters of two CTAs, the
+// sm100.v5_two_sm -- 2-SM MMA (seed 002, "2-SM MMA"): clusters of two CTAs, the
 // CTA pair, compute one 256 x 256 block of C with tcgen05 .cta_group::2.
 // Each CTA loads its own 128 rows of A and its half (128 columns) of the B
 // tile; the even CTA alone issues MMAs of shape M = 256, N = 256 whose

@@ -1,4 +1,4 @@
-// sm100.v6 -- persistent kernel with static scheduling (seed 002,
+// sm100.v6_persistent -- persistent kernel with static scheduling (seed 002,
 // "persistent kernel: static scheduling"): v5's CTA pairs stay resident,
 // one pair per two SMs, and walk the 256 x 256 blocks c, c + G, c + 2G, ...
 // Dedicated epilogue warps and two TMEM accumulators (all 512 columns) let

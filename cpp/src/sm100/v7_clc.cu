@@ -1,4 +1,4 @@
-// sm100.v7 -- past the seed (its open items): Cluster Launch Control and an
+// sm100.v7_clc -- past the seed (its open items): Cluster Launch Control and an
 // L2-aware raster on v6's persistent 2-SM kernel.
 //   - dynamic persistent scheduling (sm100/clc.cuh): the grid is launched
 //     with a CTA pair per 256 x 256 block; each running pair, as it starts a

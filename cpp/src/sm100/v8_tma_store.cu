@@ -1,8 +1,8 @@
-// sm100.v8 -- v7 (Cluster Launch Control, grouped raster, double-buffered
-// TMEM) with a TMA-store epilogue: the epilogue warps no longer write C from
-// registers; each 128 x 64 box of their tile goes TMEM -> registers
-// (tcgen05.ld 32x32b) -> 16-bit -> a 128B-swizzled shared staging box ->
-// fence.proxy.async -> named barrier of the 4 epilogue warps -> one thread's
+// sm100.v8_tma_store -- v7 (Cluster Launch Control, grouped raster,
+// double-buffered TMEM) with a TMA-store epilogue: the epilogue warps no longer
+// write C from registers; each 128 x 64 box of their tile goes TMEM ->
+// registers (tcgen05.ld 32x32b) -> 16-bit -> a 128B-swizzled shared staging box
+// -> fence.proxy.async -> named barrier of the 4 epilogue warps -> one thread's
 // cp.async.bulk.tensor store, which clips at the M and N edges. Two staging
 // boxes alternate (bulk wait_group.read 1 before one is rewritten), so the
 // conversion of the next box overlaps the store of the previous one.
