@@ -54,9 +54,10 @@ static int64_t check_schedule(const StreamKSchedule& s) {
       if (u.streamed) {
         if (dp_seen) ordered = false;  // stream-K units first
         if (u.tile_id < s.dp_tiles()) in_range = false;
-        // Only the first unit starts inside a tile, only the last ends inside one.
-        if (u.k_begin > 0 && j != 0) one_partial = false;
-        if (u.k_end < K && j != s.sk_units(b) - 1) one_partial = false;
+        // Decreasing iteration: only the first unit ends inside a tile, only
+        // the last starts inside one.
+        if (u.k_end < K && j != 0) one_partial = false;
+        if (u.k_begin > 0 && j != s.sk_units(b) - 1) one_partial = false;
         pieces[static_cast<size_t>(u.tile_id - s.dp_tiles())].push_back({u.k_begin, u.k_end, b, j});
         iters += u.k_end - u.k_begin;
       } else {
@@ -72,36 +73,39 @@ static int64_t check_schedule(const StreamKSchedule& s) {
   }
   CHECK_MSG(in_range, "a unit outside the problem, or a tile id with two coordinates");
   CHECK_MSG(ordered, "a worker's units out of order, or its range not its iterations");
-  CHECK_MSG(one_partial, "a unit other than a worker's first starts inside a tile (or not last ends inside one)");
+  CHECK_MSG(one_partial, "a unit other than a worker's first ends inside a tile (or not last starts inside one)");
   CHECK_MSG(std::all_of(seen.begin(), seen.end(), [](int v) { return v == 1; }),
             "an iteration computed other than once");
   CHECK_MSG(s.sk_workers == 0 || most_iters - least_iters <= 1, "stream-K ranges not balanced");
 
   // Contributors: peers(s) are exactly the workers with a piece of the tile,
   // in increasing K and increasing worker number, the first from K tile 0.
+  // Pieces arrive by worker, and a worker's units by decreasing tile: sort.
   bool peers_ok = true;
   for (int64_t t = 0; t < s.sk_tiles; ++t) {
-    const auto& ps = pieces[static_cast<size_t>(t)];
+    auto& ps = pieces[static_cast<size_t>(t)];
+    std::sort(ps.begin(), ps.end(), [](const Piece& x, const Piece& y) { return x.k_begin < y.k_begin; });
     const StreamKPeers pr = s.peers(t);
     if (ps.empty() || pr.last - pr.first + 1 != static_cast<int64_t>(ps.size())) { peers_ok = false; continue; }
     int next_k = 0;
     for (size_t i = 0; i < ps.size(); ++i) {
       if (ps[i].worker != pr.first + static_cast<int64_t>(i) || ps[i].k_begin != next_k) peers_ok = false;
       next_k = ps[i].k_end;
-      // A split tile: the finisher's piece is its last stream-K unit, the
-      // others' are first units.
+      // A split tile: the finisher's piece (the last K) is its last
+      // stream-K unit, the others' are first units.
       if (ps.size() == 1) continue;
-      if (i == 0 && ps[i].unit != s.sk_units(ps[i].worker) - 1) peers_ok = false;
-      if (i > 0 && ps[i].unit != 0) peers_ok = false;
+      const bool finisher = i + 1 == ps.size();
+      if (finisher && ps[i].unit != s.sk_units(ps[i].worker) - 1) peers_ok = false;
+      if (!finisher && ps[i].unit != 0) peers_ok = false;
     }
     if (next_k != K) peers_ok = false;
   }
   CHECK_MSG(peers_ok, "a tile's contributors or their sum order wrong");
 
   // The model: each worker runs its units in order, all at once (resident).
-  // A unit that does not finish its tile (k_begin > 0) publishes its partial
-  // when done; a unit that finishes a split tile waits until every later
-  // contributor has published, then adds their partials in increasing K.
+  // A unit that does not finish its tile (k_end < k_tiles) publishes its
+  // partial when done; a unit that finishes a split tile waits until every
+  // lower contributor has published, then adds their partials in decreasing K.
   std::vector<int64_t> clock(static_cast<size_t>(W), 0), next(static_cast<size_t>(W), 0);
   std::vector<int64_t> published(static_cast<size_t>(W), -1);  // worker -> time its partial is out
   bool progress = true, order_ok = true;
@@ -119,18 +123,18 @@ static int64_t check_schedule(const StreamKSchedule& s) {
             t += 1;
           } else {
             const StreamKPeers pr = s.peers(tile);
-            if (pr.first != b) order_ok = false;
+            if (pr.last != b) order_ok = false;
             bool ready = true;
-            int64_t k_summed = u.k_end;
-            for (int64_t v = pr.first + 1; v <= pr.last; ++v) {
-              if (published[static_cast<size_t>(v)] < 0) { ready = false; break; }
+            int64_t k_summed = u.k_begin;  // the sum so far covers K tiles [k_summed, K)
+            for (int64_t v = pr.last - 1; v >= pr.first; --v) {
+              if (v >= b || published[static_cast<size_t>(v)] < 0) { ready = false; break; }
               t = std::max(t, published[static_cast<size_t>(v)]) + 1;
-              // Sum order: peer v's piece begins where the sum so far ends.
-              if (s.unit(v, 0).k_begin != k_summed) order_ok = false;
-              k_summed = s.unit(v, 0).k_end;
+              // Sum order: peer v's piece ends where the sum so far begins.
+              if (s.unit(v, 0).k_end != k_summed) order_ok = false;
+              k_summed = s.unit(v, 0).k_begin;
             }
             if (!ready) break;  // blocked: try again after the others move
-            if (k_summed != K) order_ok = false;
+            if (k_summed != 0) order_ok = false;
           }
         }
         clock[static_cast<size_t>(b)] = t;
@@ -142,7 +146,7 @@ static int64_t check_schedule(const StreamKSchedule& s) {
   bool done = true;
   for (int64_t b = 0; b < W; ++b) done &= next[static_cast<size_t>(b)] == static_cast<int64_t>(units[static_cast<size_t>(b)].size());
   CHECK_MSG(done, "the fix-up deadlocks: a worker waits for ever");
-  CHECK_MSG(order_ok, "a finisher sums its peers out of K order");
+  CHECK_MSG(order_ok, "a finisher sums its peers out of K order, or waits on a higher worker");
   return done ? *std::max_element(clock.begin(), clock.end()) : -1;
 }
 
@@ -155,6 +159,8 @@ static void check_workspace(const StreamKSchedule& s) {
   }
   CHECK(s.flag_bytes() % 256 == 0 && s.flag_bytes() >= 4 * s.sk_workers);
   CHECK(bytes == s.flag_bytes() + s.sk_workers * tile_bytes);
+  CHECK(s.flag_bytes(2) % 256 == 0 && s.flag_bytes(2) >= 8 * s.sk_workers);
+  CHECK(s.workspace_bytes(tile_bytes, 2) == s.flag_bytes(2) + s.sk_workers * tile_bytes);
 }
 
 int main() {

@@ -7,22 +7,26 @@
 // i % k_tiles of streamed tile i / k_tiles), are cut into sk_workers
 // contiguous ranges of near-equal length, one per worker 0 .. sk_workers-1.
 // A range cut at tile boundaries gives the worker's stream-K units
-// (tile, k_begin, k_end); it computes them first, then its whole tiles.
+// (tile, k_begin, k_end); it computes them first, in decreasing iteration
+// (the K tiles within a unit still in increasing K), then its whole tiles.
 //
-// The fix-up, and why it cannot deadlock. Only a worker's first unit can
-// start inside a tile (k_begin > 0), only its last can end inside one. The
-// worker whose range holds a tile's K tile 0 finishes the tile: it computes
-// K tiles [0, e) as its last stream-K unit, then adds the partials of the
-// tile's other contributors -- workers first+1, ..., last, each of which
-// computed its part of the tile as its first unit -- in increasing K (so in
-// increasing worker number), and stores the tile through the epilogue. A
-// contributor that does not finish the tile (its first unit, k_begin > 0)
-// writes its fp32 accumulators to its own workspace slot (one per worker:
-// it has at most one such unit) and publishes a flag; it never waits. So a
-// wait is only ever by a worker's last stream-K unit on another worker's
-// first unit, which waits on nothing: with every worker resident, every
-// wait ends. The sum order depends only on (shape, k_tiles, workers), so
-// results are bit-identical from one call to the next.
+// The fix-up, and why it cannot deadlock. Only the highest unit of a range
+// can end inside a tile (k_end < k_tiles), only the lowest can start inside
+// one. The worker whose range holds a tile's last K tile finishes it: that
+// piece, K tiles [b, k_tiles), is the lowest unit of its range, so it runs
+// last of its stream-K units; then it adds the partials of the tile's other
+// contributors -- workers last-1, ..., first, each of which computed its
+// piece as the highest unit of its range, so first of all -- in decreasing
+// K, and stores the tile through the epilogue. A contributor that does not
+// finish the tile (k_end < k_tiles) writes its fp32 accumulators to its own
+// workspace slot (one per worker: it has at most one such unit) and
+// publishes a flag; it never waits. So a wait is only ever by a worker's
+// last stream-K unit on a lower-numbered worker's first unit, which waits on
+// nothing: with every worker resident, every wait ends -- and since the
+// waits point to lower block indices, also when the blocks are dispatched
+// in order and only some are resident (another kernel holding SMs). The sum
+// order depends only on (shape, k_tiles, workers): bit-identical results
+// from one call to the next.
 //
 // Pure host/device functions: tests/cpp/test_stream_k.cpp checks coverage,
 // contributors, the sum order and termination (an event-driven model of the
@@ -46,8 +50,9 @@ struct StreamKUnit {
 };
 
 // The contributors of a streamed tile: workers first .. last, in increasing
-// K; `first` holds K tile 0, finishes the tile and sums the others' partials
-// in that order. first == last: one worker computes the whole tile.
+// K; `last` holds the last K tile, finishes the tile and sums the others'
+// partials from last-1 down to first. first == last: one worker computes
+// the whole tile.
 struct StreamKPeers {
   int64_t first, last;
 };
@@ -105,12 +110,12 @@ struct StreamKSchedule {
   }
 
   // Unit j (0 .. units(b)-1) of worker b: its stream-K units first, in
-  // increasing iteration, then its whole tiles.
+  // decreasing iteration, then its whole tiles.
   TCGEMM_SCHED_FN StreamKUnit unit(int64_t b, int64_t j) const {
     const int64_t n = sk_units(b);
     if (j >= n) return tile_unit(b + (j - n) * workers, 0, k_tiles, false);
     const int64_t i0 = iter_begin(b), i1 = iter_begin(b + 1);
-    const int64_t s = i0 / k_tiles + j;  // streamed tile
+    const int64_t s = (i1 - 1) / k_tiles - j;  // streamed tile
     const int64_t lo = s * k_tiles > i0 ? s * k_tiles : i0;
     const int64_t hi = (s + 1) * k_tiles < i1 ? (s + 1) * k_tiles : i1;
     return tile_unit(dp_tiles() + s, static_cast<int>(lo - s * k_tiles), static_cast<int>(hi - s * k_tiles), true);
@@ -120,25 +125,30 @@ struct StreamKSchedule {
   TCGEMM_SCHED_FN StreamKPeers peers(int64_t s) const {
     return {worker_of(s * k_tiles), worker_of((s + 1) * k_tiles - 1)};
   }
-  // Of a unit: whether it finishes its tile (holds K tile 0) and whether its
-  // tile has other contributors. A whole-tile unit does neither fix-up step.
-  TCGEMM_SCHED_FN bool finishes(const StreamKUnit& u) const { return u.k_begin == 0; }
+  // Of a unit: whether it finishes its tile (holds the last K tile) and
+  // whether its tile has other contributors. A whole-tile unit does neither
+  // fix-up step.
+  TCGEMM_SCHED_FN bool finishes(const StreamKUnit& u) const { return u.k_end == k_tiles; }
   TCGEMM_SCHED_FN bool split(const StreamKUnit& u) const { return u.k_begin > 0 || u.k_end < k_tiles; }
 
   // Workspace: one fp32 partial tile of `tile_bytes` per stream-K worker
-  // (slot b for worker b's first unit), after one 4-byte flag per worker,
-  // the flags padded to 256 bytes so that the slots stay aligned.
-  TCGEMM_SCHED_FN int64_t flag_bytes() const { return sk_tiles > 0 ? (sk_workers * 4 + 255) / 256 * 256 : 0; }
-  TCGEMM_SCHED_FN int64_t workspace_bytes(int64_t tile_bytes) const {
-    return sk_tiles > 0 ? flag_bytes() + sk_workers * tile_bytes : 0;
+  // (slot b for worker b's first unit, its highest), after `flags` 4-byte flags per
+  // worker (one per part of the tile that publishes on its own, e.g. per
+  // consumer warpgroup), padded to 256 bytes so that the slots stay aligned.
+  TCGEMM_SCHED_FN int64_t flag_bytes(int flags = 1) const {
+    return sk_tiles > 0 ? (sk_workers * flags * 4 + 255) / 256 * 256 : 0;
+  }
+  TCGEMM_SCHED_FN int64_t workspace_bytes(int64_t tile_bytes, int flags = 1) const {
+    return sk_tiles > 0 ? flag_bytes(flags) + sk_workers * tile_bytes : 0;
   }
 };
 
 // Cost (the model above) of the slowest worker of a plan. A worker computes
-// its stream-K units, the fix-up of the tile its last unit finishes (which
-// starts once its own part is done and every later contributor has
+// its stream-K units, the fix-up of the tile its last one finishes (which
+// starts once its own part is done and every lower contributor has
 // published: those publish right after their first unit), then its whole
-// tiles. O(sk_workers): each worker is a later contributor of one tile at most.
+// tiles. O(sk_workers): each worker is a contributor of one tile at most
+// whose fix-up another worker does.
 TCGEMM_SCHED_FN int64_t stream_k_cost(const StreamKSchedule& s) {
   const int64_t dp_cost = static_cast<int64_t>(s.k_tiles) + kStreamKUnitCost;
   const int64_t k = s.k_tiles;
@@ -148,17 +158,17 @@ TCGEMM_SCHED_FN int64_t stream_k_cost(const StreamKSchedule& s) {
   for (int64_t b = 0; b < s.sk_workers; ++b) {
     const int64_t i0 = s.iter_begin(b), i1 = s.iter_begin(b + 1);
     int64_t t = (i1 - i0) + s.sk_units(b) * kStreamKUnitCost;
-    if (i1 > i0 && i0 % k != 0) t += kStreamKPartialCost;  // its first unit goes out as a partial
-    const int64_t last = i1 > i0 ? (i1 - 1) / k : 0;
-    if (i1 > i0 && last * k >= i0) {  // its last unit holds K tile 0: it finishes that tile
-      const int64_t peer_last = s.peers(last).last;
-      for (int64_t v = b + 1; v <= peer_last; ++v) {
+    if (i1 > i0 && i1 % k != 0) t += kStreamKPartialCost;  // its first unit goes out as a partial
+    const int64_t low = i0 / k;  // the tile of its lowest unit
+    if (i1 > i0 && (low + 1) * k <= i1) {  // that unit holds the tile's last K tile: it finishes the tile
+      const int64_t peer_first = s.peers(low).first;
+      for (int64_t v = peer_first; v < b; ++v) {
         const int64_t v0 = s.iter_begin(v), v1 = s.iter_begin(v + 1);
-        const int64_t end = (v0 / k + 1) * k < v1 ? (v0 / k + 1) * k : v1;
-        const int64_t published = end - v0 + kStreamKUnitCost + kStreamKPartialCost;
+        const int64_t start = (v1 - 1) / k * k > v0 ? (v1 - 1) / k * k : v0;
+        const int64_t published = v1 - start + kStreamKUnitCost + kStreamKPartialCost;
         if (published > t) t = published;
       }
-      t += (peer_last - b) * kStreamKFixupCost;
+      t += (b - peer_first) * kStreamKFixupCost;
     }
     t += s.dp_units(b) * dp_cost;
     if (t > worst) worst = t;
