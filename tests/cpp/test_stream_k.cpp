@@ -96,6 +96,8 @@ static int64_t check_schedule(const StreamKSchedule& s) {
       if (ps.size() == 1) continue;
       const bool finisher = i + 1 == ps.size();
       if (finisher && ps[i].unit != s.sk_units(ps[i].worker) - 1) peers_ok = false;
+      if (finisher && (s.finisher_peers(ps[i].worker).first != pr.first || s.finisher_peers(ps[i].worker).last != pr.last))
+        peers_ok = false;
       if (!finisher && ps[i].unit != 0) peers_ok = false;
     }
     if (next_k != K) peers_ok = false;

@@ -125,6 +125,12 @@ struct StreamKSchedule {
   TCGEMM_SCHED_FN StreamKPeers peers(int64_t s) const {
     return {worker_of(s * k_tiles), worker_of((s + 1) * k_tiles - 1)};
   }
+  // The contributors of the tile that worker b finishes with its last
+  // stream-K unit (the tile of its lowest iteration, when b holds that
+  // tile's last K tile): as peers(), from b's own range (no tile id).
+  TCGEMM_SCHED_FN StreamKPeers finisher_peers(int64_t b) const {
+    return {worker_of(iter_begin(b) / k_tiles * k_tiles), b};
+  }
   // Of a unit: whether it finishes its tile (holds the last K tile) and
   // whether its tile has other contributors. A whole-tile unit does neither
   // fix-up step.
