@@ -25,7 +25,10 @@ struct StreamKFixup {
   static constexpr int BN = Cfg::BN;
   static constexpr int kThreads = Cfg::CONSUMERS * kWarpgroup;  // consumer threads of a CTA
   static constexpr int64_t kSlotFloats = static_cast<int64_t>(Cfg::BM) * Cfg::BN;
-  static constexpr int kChunk = 2;  // float4 loads of a peer's partial in flight per thread
+  // float4 loads of a peer's partial in flight per thread: 4 is the most
+  // that ptxas fits beside the 128 accumulators without spilling (8 spills
+  // 4 bytes, all 32 at once 16-20 bytes).
+  static constexpr int kChunk = 4;
 
   const Params& p;
 
@@ -49,9 +52,8 @@ struct StreamKFixup {
   // The finishing unit (worker `last`): adds the partials of workers
   // last-1 down to first (the tile's lower contributors, in decreasing K) to
   // its own accumulators, one after another: the same order on every call,
-  // so the same bits. The
-  // warpgroup's first thread acquires each flag; the barrier passes the
-  // acquire on to the others. The loads bypass L1 (ld.global.cg): the slot
+  // so the same bits. The warpgroup's first thread acquires each flag; the
+  // barrier passes the acquire on to the others. The loads bypass L1 (ld.global.cg): the slot
   // was written by another SM.
   __device__ __forceinline__ void add_peers(int64_t first, int64_t last, int cw, float (&acc)[BN / 2]) const {
     const int ct = threadIdx.x - kWarpgroup;
@@ -63,10 +65,9 @@ struct StreamKFixup {
       __syncwarp();  // bar.sync is barrier.sync.aligned (PTX ISA): the warp reaches it converged
       ptx::named_barrier_sync(1 + cw, kWarpgroup);
       const float4* s = slot(v) + ct;
-      // kChunk float4 loads in flight at a time: all 32 at once (128
-      // registers beside the 128 accumulators) would spill. The empty asm
-      // with a memory clobber keeps the compiler from hoisting the next
-      // chunk's loads above this chunk's adds.
+      // kChunk float4 loads in flight at a time; the empty asm with a
+      // memory clobber keeps the compiler from hoisting the next chunk's
+      // loads above this chunk's adds.
 #pragma unroll
       for (int c = 0; c < BN / 8; c += kChunk) {
         float4 x[kChunk];
