@@ -1,5 +1,6 @@
 """SASS checks. The Hopper swap's NN kernels (sm_90a) carry wgmma's transpose-A
-bit (the end of this file). The Blackwell (sm_100a) kernels: no sm_100 GPU is available, so
+bit, and stream-K's kernels the release and acquire its fix-up rests on (the
+end of this file). The Blackwell (sm_100a) kernels: no sm_100 GPU is available, so
 the proof that they contain the tcgen05 MMA, TMEM load and TMA instructions is
 the compiled code itself (tests/sass/check_sass.py against the committed
 tests/sass/sm100_sass_counts.json). Runs when cuobjdump is available and the
@@ -146,3 +147,35 @@ def test_compare_sass_reads_both_spellings_of_a_configuration():
     assert compare_sass.canonical_name(short) == key
     # A different configuration is a different kernel.
     assert compare_sass.canonical_name(named.replace("{256, 4,", "{256, 5,")) != key
+
+
+def _ops_by_kernel(sass, marker):
+    """{kernel: [instruction text]} for every function of a SASS dump whose name holds `marker`."""
+    out, cur = {}, None
+    for line in sass.splitlines():
+        if (m := check_sass._FUNC.match(line)):
+            cur = out.setdefault(m.group("name"), []) if marker in m.group("name") else None
+        elif cur is not None and (m := check_sass._INSTR.match(line)):
+            cur.append(line.split("*/", 1)[1].split(";")[0].strip())
+    return out
+
+
+def test_sm90_streamk_kernels_hold_the_fixup_release_and_acquire(tmp_path):
+    """sm90.ws_streamk publishes a partial tile with red.release.gpu and waits for
+    one with ld.acquire.gpu (ptx/flag.h; PTX ISA memory consistency model). On
+    sm_90a the release is MEMBAR.ALL.GPU then a strong GPU-scope REDG, the
+    acquire a strong GPU-scope 32-bit LDG then CCTL.IVALL (L1 invalidated, so
+    the peer's partial is read from L2). Each of the entry's four kernels (two
+    dtypes, two layouts) must hold both, and the wait must back off
+    (NANOSLEEP). What the compiler emitted, not that the fix-up is right: the
+    GPU suites check the results (test_gpu.py: test_stream_k_is_bit_identical)."""
+    kernels = _ops_by_kernel(_sm90_member_sass("ws_streamk.cu.o", tmp_path), "ws_streamk_kernel")
+    assert len(kernels) == 4, sorted(kernels)
+    for name, ops in kernels.items():
+        red = [i for i, o in enumerate(ops) if o.startswith("REDG.E.ADD.S32.STRONG.GPU")]
+        assert red, f"{name}: no GPU-scope red (the release)"
+        assert all("MEMBAR.ALL.GPU" in ops[max(0, i - 4):i] for i in red), f"{name}: a red without the release fence"
+        acq = [i for i, o in enumerate(ops) if o.startswith("LDG.E.STRONG.GPU ")]
+        assert acq, f"{name}: no GPU-scope 32-bit load (the acquire)"
+        assert all("CCTL.IVALL" in ops[i + 1:i + 4] for i in acq), f"{name}: an acquire load without CCTL.IVALL"
+        assert any(o.startswith("NANOSLEEP") for o in ops), f"{name}: the flag wait does not back off"

@@ -51,7 +51,7 @@ FIELDS = ("tile_n", "stages", "consumers", "math", "cluster_m", "cluster_n", "sc
           "operands")
 ENUMS = {
     "math": ("cooperative", "ping_pong"),
-    "schedule": ("one_tile", "data_parallel", "split_k", "cluster_split"),
+    "schedule": ("one_tile", "data_parallel", "split_k", "cluster_split", "stream_k"),
     "store": ("direct", "tma"),
     "operands": ("as_given", "swapped"),
 }

@@ -202,6 +202,9 @@ struct Params {
   int partial_row0;        // the first row stored as partials: rows partial_row0 .. M-1
   float* partials;         // split-K: fp32 partial tiles, [batch][split][M - partial_row0][ld_partials]
   int64_t ld_partials;
+  int64_t sk_tiles;  // stream-K: the last tiles streamed (sched::StreamKSchedule), and their workers
+  int sk_workers;
+  int* sk_flags;  // stream-K: a flag per worker and consumer (zeroed before the launch); p.partials: their slots
 };
 
 inline Params make_params(const GemmArgs& a, int BM, int BN) {
@@ -223,7 +226,10 @@ inline Params make_params(const GemmArgs& a, int BM, int BN) {
                 0,
                 0,
                 nullptr,
-                0};
+                0,
+                0,
+                0,
+                nullptr};
 }
 
 // Dynamic shared memory is only 16-byte aligned: round the base up to the

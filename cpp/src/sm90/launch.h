@@ -26,6 +26,8 @@ Status launch_ws_splitk_swap_dsmem_nn(const GemmArgs& a);  // ws_splitk_swap_dsm
 Status launch_ws_splitk_dsmem(const GemmArgs& a);  // ws_splitk_dsmem.cu
 Status workspace_ws_splitk_dsmem(const GemmArgs& a, size_t* bytes);  // none: the slices meet in shared memory
 Status launch_ws_pingpong(const GemmArgs& a);     // ws_pingpong.cu
+Status launch_ws_streamk(const GemmArgs& a);      // ws_streamk.cu
+Status workspace_ws_streamk(const GemmArgs& a, size_t* bytes);  // its flags and partial tiles
 Status launch_ws_splitk_n192(const GemmArgs& a);  // ws_splitk_n192.cu
 Status workspace_ws_splitk_n192(const GemmArgs& a, size_t* bytes);
 Status launch_ws_mcast_n192(const GemmArgs& a);   // ws_mcast_n192.cu

@@ -11,11 +11,20 @@
 #include "sm90/splitk_reduce.cuh"
 #include "sm90/ws_config.cuh"
 #include "sm90/ws_kernel.cuh"
+#include "sm90/ws_streamk_kernel.cuh"
 
 #include <algorithm>
 #include <string>
 
 namespace tcgemm::sm90 {
+
+// The kernel of a configuration: stream-K's own walk (ws_streamk_kernel.cuh)
+// or ws_kernel.cuh's. Both take the same arguments.
+template <class Cfg, DType DT, Layout L>
+constexpr auto ws_kernel_for() {
+  if constexpr (Cfg::STREAM_K) return ws_streamk_kernel<Cfg, DT, L>;
+  else return ws_kernel<Cfg, DT, L>;
+}
 
 // Workers (CTAs, or clusters of `ctas` CTAs) that are resident at once, per
 // device, cached. Call after the kernel's shared-memory opt-in (set_smem):
@@ -99,6 +108,32 @@ SplitK splitk_for(const GemmArgs& a, int64_t most) {
   return s;
 }
 
+// Stream-K's plan (sched::plan_stream_k) for `most` resident CTAs, the grid
+// it takes -- every resident CTA when whole waves run data-parallel, else
+// only the streaming workers, else one CTA per tile -- and its workspace:
+// a flag per worker and consumer warpgroup, then a 128 KB fp32 slot per
+// streaming worker.
+struct StreamK {
+  sched::StreamKSchedule sch;
+  int64_t grid = 0;
+  size_t flag_bytes = 0, bytes = 0;
+};
+
+template <class Cfg>
+StreamK stream_k_for(const GemmArgs& a, int64_t most) {
+  StreamK r;
+  sched::StreamKSchedule s{static_cast<int>(ceil_div(a.M, Cfg::BM)), static_cast<int>(ceil_div(a.N, Cfg::BN)),
+                           a.grid_swizzle ? Cfg::GROUP : 1, static_cast<int>(a.batch),
+                           static_cast<int>(ceil_div(a.K, BK)), most};
+  s = sched::plan_stream_k(s);
+  r.grid = s.sk_tiles == 0 ? std::min(s.tiles(), most) : s.dp_tiles() > 0 ? most : s.sk_workers;
+  s.workers = r.grid;  // the kernel's workers are its grid (gridDim.x)
+  r.sch = s;
+  r.flag_bytes = static_cast<size_t>(s.flag_bytes(Cfg::CONSUMERS));
+  r.bytes = static_cast<size_t>(s.workspace_bytes(int64_t{Cfg::BM} * Cfg::BN * 4, Cfg::CONSUMERS));
+  return r;
+}
+
 // The cluster split's slice count for these arguments
 // (sched::choose_cluster_split), and how many clusters of that many CTAs are
 // resident. The occupancy of each cluster size is queried once per device.
@@ -123,7 +158,13 @@ Status cluster_split(Kernel kernel, const GemmArgs& a, int* slices, int64_t* clu
 template <class Cfg>
 Status workspace_bytes(const GemmArgs& a, size_t* bytes) {
   *bytes = 0;
-  if constexpr (Cfg::SPLIT_K && !Cfg::CLUSTER_SPLIT) {  // the cluster split keeps its slices in shared memory
+  if constexpr (Cfg::STREAM_K) {
+    const auto kernel = ws_kernel_for<Cfg, DType::f16, Layout::TN>();
+    TCGEMM_TRY(set_smem(kernel, Cfg::SMEM));
+    int64_t most = 0;
+    TCGEMM_TRY((max_workers<Cfg>(kernel, &most)));
+    *bytes = stream_k_for<Cfg>(a, most).bytes;
+  } else if constexpr (Cfg::SPLIT_K && !Cfg::CLUSTER_SPLIT) {  // the cluster split keeps its slices in shared memory
     const auto kernel = ws_kernel<Cfg, DType::f16, Layout::TN>;
     TCGEMM_TRY(set_smem(kernel, Cfg::SMEM));
     int64_t most = 0;
@@ -135,7 +176,7 @@ Status workspace_bytes(const GemmArgs& a, size_t* bytes) {
 
 template <class Cfg, DType DT, Layout L>
 Status launch_ws(const GemmArgs& orig) {
-  const auto kernel = ws_kernel<Cfg, DT, L>;
+  const auto kernel = ws_kernel_for<Cfg, DT, L>();
   // Everything up to the reduction sees the problem the kernel computes:
   // with swap-AB, D^T = B^T A^T (M and N, A and B exchanged).
   const GemmArgs a = Cfg::SWAP_AB ? swap_ab(orig) : orig;
@@ -165,36 +206,57 @@ Status launch_ws(const GemmArgs& orig) {
   const int ctas = Cfg::CLUSTER_SPLIT ? p.splits : Cfg::CTAS;
   const sched::PersistentSchedule sch{p.tiles_m, p.tiles_n, p.grouped ? Cfg::GROUP : 1, Cfg::CLUSTER, p.batches,
                                       Cfg::CLUSTER_SPLIT ? 1 : p.splits, p.dp_rows, Cfg::CLUSTER_N};
-  const int64_t workers = Cfg::PERSISTENT ? sch.grid(most) : sch.units();  // not persistent: one per unit
+  StreamK sk;
+  if constexpr (Cfg::STREAM_K) {
+    sk = stream_k_for<Cfg>(a, most);
+    p.sk_tiles = sk.sch.sk_tiles, p.sk_workers = static_cast<int>(sk.sch.sk_workers);
+  }
+  // Not persistent: one CTA per unit. Stream-K: never more than are
+  // resident (its fix-up waits on other CTAs of the grid).
+  const int64_t workers = Cfg::STREAM_K ? sk.grid : Cfg::PERSISTENT ? sch.grid(most) : sch.units();
   if (workers * ctas > 0x7fffffff)
     return Status::Error(StatusCode::not_supported, "too many output tiles for one grid");
   const unsigned grid = static_cast<unsigned>(workers * ctas);
-  // Split-K's fp32 partials: the caller's workspace when given (the memory
-  // of its allocator: torch's, cupy's), else stream-ordered scratch from
-  // tcgemm's pool (core/workspace.h), freed on the same stream once the
-  // reduction has read it. Neither synchronises; both can be captured.
+  // Split-K's fp32 partials, stream-K's flags and slots: the caller's
+  // workspace when given (the memory of its allocator: torch's, cupy's),
+  // else stream-ordered scratch from tcgemm's pool (core/workspace.h),
+  // freed on the same stream once the kernels have read it. Neither
+  // synchronises; both can be captured.
+  const size_t ws_bytes = Cfg::STREAM_K ? sk.bytes : split.bytes;
+  void* ws = nullptr;
   bool pooled = false;
-  if (split.bytes) {
+  if (ws_bytes) {
     p.ld_partials = split.ld_partials;
     if (a.workspace) {
-      if (a.workspace_bytes < split.bytes)
-        return Status::Error(StatusCode::invalid_argument, "split-K workspace of " + std::to_string(a.workspace_bytes) +
-                                                               " bytes; this launch needs " + std::to_string(split.bytes));
-      p.partials = static_cast<float*>(a.workspace);
+      if (a.workspace_bytes < ws_bytes)
+        return Status::Error(StatusCode::invalid_argument, "workspace of " + std::to_string(a.workspace_bytes) +
+                                                               " bytes; this launch needs " + std::to_string(ws_bytes));
+      ws = a.workspace;
     } else {
-      void* scratch = nullptr;
-      TCGEMM_TRY(workspace_alloc(split.bytes, a.stream, &scratch));
-      p.partials = static_cast<float*>(scratch);
+      TCGEMM_TRY(workspace_alloc(ws_bytes, a.stream, &ws));
       pooled = true;
     }
+    p.partials = static_cast<float*>(ws);
   }
   auto release_workspace = [&](Status s) {
     if (pooled) {
-      const Status f = workspace_free(p.partials, a.stream);
+      const Status f = workspace_free(ws, a.stream);
       if (s.ok()) s = f;
     }
     return s;
   };
+  // Stream-K's flags start at zero in every launch: the caller's memory
+  // holds anything, and a CUDA graph replays the launch unchanged, so a
+  // memset node on the stream (ordered, capturable, no allocation) clears
+  // them; a publication then is always this launch's.
+  if constexpr (Cfg::STREAM_K) {
+    if (ws_bytes) {
+      p.sk_flags = static_cast<int*>(ws);
+      p.partials = reinterpret_cast<float*>(static_cast<char*>(ws) + sk.flag_bytes);
+      const Status m = cuda_status(cudaMemsetAsync(ws, 0, sk.flag_bytes, a.stream), "cudaMemsetAsync");
+      if (!m.ok()) return release_workspace(m);
+    }
+  }
   if constexpr (Cfg::CTAS == 1 && !Cfg::CLUSTER_SPLIT) {
     kernel<<<grid, Cfg::THREADS, Cfg::SMEM, a.stream>>>(map_a, map_b, map_c, p);
   } else {
@@ -208,7 +270,7 @@ Status launch_ws(const GemmArgs& orig) {
     if (!s.ok()) return release_workspace(s);
   }
   Status s = check_launch("ws_kernel");
-  if constexpr (!Cfg::CLUSTER_SPLIT) {  // (the cluster split builds no reduction kernels)
+  if constexpr (!Cfg::CLUSTER_SPLIT && !Cfg::STREAM_K) {  // (neither builds reduction kernels)
     if (s.ok() && (p.splits > 1 || Cfg::SWAP_AB)) {
       const ReduceParams r{p.partials,       p.ld_partials,   p.splits,   p.batches,
                            static_cast<int>(orig.M), static_cast<int>(orig.N), p.partial_row0, p.C,

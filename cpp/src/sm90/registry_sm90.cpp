@@ -69,6 +69,12 @@ std::vector<KernelInfo> sm90_kernels() {
        "ws_persistent with the consumer warpgroups on alternate 128x128 tiles (ping-pong): one's epilogue "
        "overlaps the other's wgmma mainloop",
        90, dtypes, layouts, accums, 128, 128, 64, 6, TCGEMM_FN(launch_ws_pingpong), sass, features},
+      {"sm90.ws_streamk", "sm90",
+       "ws_persistent + stream-K: whole waves data-parallel, the last waves' MAC-loop iterations shared evenly "
+       "by the resident CTAs; a split tile's fp32 partials are added in the same kernel, in a fixed order "
+       "(deterministic), by the CTA holding its last K tile (flags: red.release / ld.acquire at GPU scope)",
+       90, dtypes, layouts, accums, 128, 256, 64, 4, TCGEMM_FN(launch_ws_streamk), sass, features,
+       TCGEMM_FN(workspace_ws_streamk)},
       {"sm90.ws_splitk.n192", "sm90",
        "ws_splitk with 128x192 tiles (m64n192k16 per consumer, 4 stages): a tile grid that quantizes where the "
        "256-wide one does not (a short last wave, N just past a multiple of 256)",

@@ -34,6 +34,7 @@ enum class Schedule {
   data_parallel,  // a persistent grid walking whole tiles through the grouped raster
   split_k,        // persistent, tiles or only the last wave's tile rows split along K into fp32 partials
   cluster_split,  // persistent, a tile's K slices in one cluster, summed in distributed shared memory
+  stream_k,       // persistent, the last waves' iterations shared evenly, partial tiles fixed up in the kernel
 };
 
 // Which operand is the kernel's A.
@@ -67,6 +68,10 @@ struct WsTraits {
   static constexpr int CTAS = CLUSTER * CLUSTER_N;
   static constexpr bool PERSISTENT = C.schedule != Schedule::one_tile;
   static constexpr bool SPLIT_K = C.schedule == Schedule::split_k || C.schedule == Schedule::cluster_split;
+  // Stream-K (sched/stream_k.h, ws_streamk_kernel.cuh): a worker's first
+  // unit may go out as an fp32 partial to its workspace slot, its last may
+  // add the later contributors' partials before the epilogue.
+  static constexpr bool STREAM_K = C.schedule == Schedule::stream_k;
   // Swap A and B (D^T = B^T A^T): the launch hands the kernel the weight as
   // its A and the few rows of x as its B, and every tile goes out as an fp32
   // partial that splitk_reduce writes back transposed.
@@ -113,6 +118,8 @@ struct WsTraits {
                 "swap-AB: a split-K kernel without clusters whose every tile leaves as an fp32 partial");
   static_assert(!CLUSTER_SPLIT || (SPLIT_K && CTAS == 1 && !PINGPONG && !TMA_STORE),
                 "the cluster split: a split-K kernel whose clusters are its K slices, stored from registers");
+  static_assert(!STREAM_K || (CTAS == 1 && !PINGPONG && TMA_STORE && !SWAP_AB),
+                "stream-K: cooperative consumers, no cluster, the TMA-store epilogue for finished tiles");
   static_assert(!PINGPONG || (CONSUMERS == 2 && PERSISTENT && CTAS == 1 && TMA_STORE && !SPLIT_K),
                 "ping-pong: two consumers of a persistent, cluster-less, TMA-store kernel");
 };
