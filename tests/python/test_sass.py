@@ -168,7 +168,8 @@ def test_sm90_streamk_kernels_hold_the_fixup_release_and_acquire(tmp_path):
     the peer's partial is read from L2). Each of the entry's four kernels (two
     dtypes, two layouts) must hold both, and the wait must back off
     (NANOSLEEP). What the compiler emitted, not that the fix-up is right: the
-    GPU suites check the results (test_gpu.py: test_stream_k_is_bit_identical)."""
+    GPU suites check the results (test_call_path.py:
+    test_stream_k_is_bit_identical_across_calls_and_replays)."""
     kernels = _ops_by_kernel(_sm90_member_sass("ws_streamk.cu.o", tmp_path), "ws_streamk_kernel")
     assert len(kernels) == 4, sorted(kernels)
     for name, ops in kernels.items():

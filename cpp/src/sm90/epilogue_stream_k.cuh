@@ -65,9 +65,10 @@ struct StreamKFixup {
       __syncwarp();  // bar.sync is barrier.sync.aligned (PTX ISA): the warp reaches it converged
       ptx::named_barrier_sync(1 + cw, kWarpgroup);
       const float4* s = slot(v) + ct;
-      // kChunk float4 loads in flight at a time; the empty asm with a
-      // memory clobber keeps the compiler from hoisting the next chunk's
-      // loads above this chunk's adds.
+      // The source groups the loads by kChunk with a memory clobber between
+      // groups; ptxas still issues about 20 LDG.128 of the peer's partial
+      // before the first add (cuobjdump -sass ws_streamk.cu.o), which is what
+      // hides the L2 latency here.
 #pragma unroll
       for (int c = 0; c < BN / 8; c += kChunk) {
         float4 x[kChunk];
