@@ -42,17 +42,19 @@ int main() {
 
   // FP8: one operand may be e5m2, never both; the output is 16- or 32-bit;
   // rows are 16 bytes (16 FP8 elements); scales only with FP8 operands.
+  alignas(16) static float sa[4], sb[4];
   auto fp8 = [] {
     GemmArgs a = good();
     a.dtype = DType::e4m3, a.dtype_c = DType::bf16, a.layout = Layout::TN;
     a.lda = 32, a.ldb = 32, a.ldc = 56;
+    a.scales.mode = ScaleMode::tensor, a.scales.a = sa, a.scales.b = sb;
     return a;
   };
   CHECK(check_args(fp8()).ok());
   CHECK(fp8().b_type() == DType::e4m3 && fp8().c_type() == DType::bf16);
   CHECK(good().b_type() == DType::f16 && good().c_type() == DType::f16);
   { GemmArgs a = fp8(); a.dtype_b = DType::e5m2; CHECK(check_args(a).ok()); }
-  { GemmArgs a = fp8(); a.dtype = DType::e5m2; CHECK(check_args(a).ok()); }
+  { GemmArgs a = fp8(); a.dtype = DType::e5m2, a.dtype_b = DType::e4m3; CHECK(check_args(a).ok()); }
   { GemmArgs a = fp8(); a.dtype = a.dtype_b = DType::e5m2; CHECK(rejects(a, "float8_e5m2 x float8_e5m2")); }
   { GemmArgs a = fp8(); a.dtype_c = kSameAsA; CHECK(rejects(a, "output dtype")); }
   { GemmArgs a = fp8(); a.dtype_c = DType::f32; a.ldc = 52; CHECK(check_args(a).ok()); }
@@ -62,10 +64,9 @@ int main() {
   { GemmArgs a = good(); a.dtype_b = DType::e4m3; CHECK(rejects(a, "same dtype")); }
   { GemmArgs a = good(); a.dtype = DType::f32; CHECK(rejects(a, "operand dtype")); }
   {
-    alignas(16) static float sa[4], sb[4];
     GemmArgs a = fp8();
-    a.scales.mode = ScaleMode::tensor, a.scales.a = sa, a.scales.b = sb;
     CHECK(check_args(a).ok());
+    { GemmArgs b = a; b.scales.mode = ScaleMode::none; CHECK(rejects(b, "FP8 operands need scales")); }
     { GemmArgs b = a; b.scales.b = nullptr; CHECK(rejects(b, "both scale pointers")); }
     { GemmArgs b = a; b.scales.a = reinterpret_cast<const float*>(reinterpret_cast<const char*>(sa) + 2);
       CHECK(rejects(b, "4-byte aligned")); }

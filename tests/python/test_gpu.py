@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import tcgemm
-from conftest import HAS_GPU, bound, gpu, kernel_index, rel_err, representative, runnable_kernels
+from conftest import HAS_GPU, bound, gpu, kernel_index, matmul_kernels, rel_err, representative, runnable_kernels
 
 pytestmark = gpu
 f16, bf16 = tcgemm.float16, tcgemm.bfloat16
@@ -24,7 +24,7 @@ def _kernel_params():
         return [pytest.param("none", marks=pytest.mark.skip(reason="no CUDA device found"))]
     return [k["name"] if k["runnable"] else
             pytest.param(k["name"], marks=pytest.mark.skip(reason=f"needs {k['arch']}: {k['why_not']}"))
-            for k in tcgemm.kernels()]
+            for k in matmul_kernels()]
 
 
 def _accumulators(kernel):

@@ -131,7 +131,7 @@ struct GemmArgs {
   // (core/workspace.h) -- capturable, but not the caller's memory.
   void* workspace = nullptr;
   size_t workspace_bytes = 0;
-  // FP8 dequantization scales (ScaleMode::none: D is the product unscaled).
+  // FP8 dequantization scales: FP8 operands need a mode other than none.
   Scales scales;
   DType b_type() const { return dtype_b == kSameAsA ? dtype : dtype_b; }
   DType c_type() const { return dtype_c == kSameAsA ? dtype : dtype_c; }

@@ -31,4 +31,10 @@ struct Element<DType::bf16> {
   }
 };
 
+// fp32 output (FP8 GEMMs): stored as it is, a pair at a time (no pack).
+template <>
+struct Element<DType::f32> {
+  using T = float;
+};
+
 }  // namespace tcgemm

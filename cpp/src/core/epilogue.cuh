@@ -110,6 +110,15 @@ __device__ __forceinline__ uint32_t epilogue_apply(const Epilogue& e, float v0, 
   else return epilogue_finish<DT>(e, v0, v1, epilogue_inputs<DT>(e, row, col, M, N, b));
 }
 
+// An fp32 output pair (FP8 GEMMs' float32 output): the same arithmetic, not rounded.
+template <bool kPlain>
+__device__ __forceinline__ float2 epilogue_apply_f32(const Epilogue& e, float v0, float v1, int row, int col, int M,
+                                                     int N, int64_t b) {
+  if constexpr (kPlain) return make_float2(v0, v1);
+  const PairInputs in = epilogue_inputs<DType::f32>(e, row, col, M, N, b);
+  return make_float2(activate(e.act, fmaf(e.alpha, v0, in.add0)), activate(e.act, fmaf(e.alpha, v1, in.add1)));
+}
+
 // The same with the plain test made here (code outside hot unrolled loops).
 template <DType DT>
 __device__ __forceinline__ uint32_t epilogue_pair(const Epilogue& e, float v0, float v1, int row, int col, int M,

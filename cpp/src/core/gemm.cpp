@@ -85,6 +85,8 @@ Status check_args(const GemmArgs& a) {
   // Scales.
   const Scales& sc = a.scales;
   if (static_cast<int>(sc.mode) < 0 || static_cast<int>(sc.mode) > 3) return bad("unknown scale mode");
+  if (is_fp8(a.dtype) && sc.mode == ScaleMode::none)
+    return bad("FP8 operands need scales: ScaleMode tensor, rowwise or block (tensor scales of 1 for none)");
   if (sc.mode != ScaleMode::none) {
     if (!is_fp8(a.dtype)) return bad(std::string("scales are for FP8 operands (A is ") + to_string(a.dtype) + ")");
     if (!sc.a || !sc.b) return bad("scale mode " + std::string(to_string(sc.mode)) + " needs both scale pointers");

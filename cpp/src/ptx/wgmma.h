@@ -159,6 +159,31 @@ TCGEMM_DEVICE void wgmma_m64n256k16_f32_bf16(float (&d)[128], uint64_t desc_a, u
   TCGEMM_WGMMA_ASYNC("m64n256k16", "bf16", TCGEMM_WGMMA_REGS128, "128", "129", "130", "131", "132", TCGEMM_WGMMA_D128);
 }
 
+// ---- FP8 (PTX ISA: wgmma.mma_async, .atype / .btype .e4m3 or .e5m2, K = 32
+// per instruction): both operands K-major -- the FP8 forms have no
+// imm-trans-a / imm-trans-b (A stored M x K, B stored N x K: the TN case).
+// A k32 step of FP8 is 32 bytes of a row, as a k16 step of a 16-bit type is,
+// so the descriptors of a 128-byte swizzle row are the same.
+#define TCGEMM_WGMMA_F8(shape, ta, tb, REGS, a, b, scale, ...)                                   \
+  asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %" scale ", 0;\n"                           \
+               " wgmma.mma_async.sync.aligned." shape ".f32." ta "." tb "\n" REGS                \
+               " %" a ", %" b ", p, 1, 1;\n}\n"                                                  \
+               : __VA_ARGS__                                                                    \
+               : "l"(desc_a), "l"(desc_b), "r"(scale_d))
+
+// KindA / KindB: 0 = e4m3, 1 = e5m2.
+template <int KindA, int KindB>
+TCGEMM_DEVICE void wgmma_m64n128k32_f32_f8(float (&d)[64], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
+  static_assert(KindA == 0 || KindB == 0, "e5m2 x e5m2 is not offered (tcgemm/types.h)");
+  if constexpr (KindA == 0 && KindB == 0)
+    TCGEMM_WGMMA_F8("m64n128k32", "e4m3", "e4m3", TCGEMM_WGMMA_REGS64, "64", "65", "66", TCGEMM_WGMMA_D64);
+  else if constexpr (KindA == 0)
+    TCGEMM_WGMMA_F8("m64n128k32", "e4m3", "e5m2", TCGEMM_WGMMA_REGS64, "64", "65", "66", TCGEMM_WGMMA_D64);
+  else
+    TCGEMM_WGMMA_F8("m64n128k32", "e5m2", "e4m3", TCGEMM_WGMMA_REGS64, "64", "65", "66", TCGEMM_WGMMA_D64);
+}
+
+#undef TCGEMM_WGMMA_F8
 #undef TCGEMM_WGMMA_ASYNC
 #undef TCGEMM_WGMMA_D128
 #undef TCGEMM_WGMMA_D96

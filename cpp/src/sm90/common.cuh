@@ -76,8 +76,16 @@ __device__ __forceinline__ void wgmma(float (&d)[N / 2], uint64_t desc_a, uint64
                 "tile widths with a wgmma wrapper: 16, 32, 64, 128, 192, 256");
 }
 
+// One m64nNk32 FP8 wgmma (both operands K-major; ptx/wgmma.h). scale_d 0
+// starts the accumulators afresh (block scaling's per-128-K partial sums).
+template <DType DA, DType DB, int N>
+__device__ __forceinline__ void wgmma_fp8(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
+  static_assert(N == 128, "FP8 tile widths with a wgmma wrapper: 128");
+  ptx::wgmma_m64n128k32_f32_f8<DA == DType::e5m2, DB == DType::e5m2>(d, desc_a, desc_b, scale_d);
+}
+
 // Descriptor of rows [row0, row0 + 64) of a K-major tile (A, or B in TN) for
-// k16 step kk.
+// k16 step kk (k32 for FP8: the same 32 bytes of the row).
 __device__ __forceinline__ uint64_t desc_k_major(uint32_t tile, int row0, int kk) {
   return ptx::wgmma_desc(tile + row0 * kRowBytes + kk * 32, 16, kAtomBytes, ptx::WgmmaSwizzle::b128);
 }
@@ -154,11 +162,12 @@ inline Status encode_batched(tma::GemmMaps maps, int64_t batch, int64_t stride_a
 
 // The operand maps of a kernel with a BM x BN tile: A boxes {64 k, BM rows};
 // B boxes TN {64 k, BN/parts rows}, NN {64 n, 64 k rows}. 128-byte swizzle,
-// zero fill outside the matrices.
-template <int BM, int BN, int PARTS>
+// zero fill outside the matrices. KS: K elements per 128-byte row (64; 128
+// for FP8).
+template <int BM, int BN, int PARTS, int KS = BK>
 Status encode_operands(const GemmArgs& a, CUtensorMap* map_a, CUtensorMap* map_b) {
   tma::GemmMaps maps;
-  TCGEMM_TRY(tma::gemm_operand_maps(a, BM, BN, BK, PARTS, tma::Swizzle::b128, &maps));
+  TCGEMM_TRY(tma::gemm_operand_maps(a, BM, BN, KS, PARTS, tma::Swizzle::b128, &maps));
   return encode_batched(maps, a.batch, a.batch_stride_a, a.batch_stride_b, map_a, map_b);
 }
 
@@ -207,6 +216,13 @@ struct Params {
   int* sk_flags;  // stream-K: a flag per worker and consumer (zeroed before the launch); p.partials: their slots
 };
 
+// FP8 kernels' parameters: Params and the dequantization scales, where the
+// kernel reads them as scale_a[row * a_stride + kb * a_stride_k] and
+// scale_b[col_or_block * b_stride + kb * b_stride_k] (scaled_params).
+struct ScaledParams : Params {
+  Scales scales;
+};
+
 inline Params make_params(const GemmArgs& a, int BM, int BN) {
   return Params{a.C,
                 static_cast<int>(a.M),
@@ -230,6 +246,15 @@ inline Params make_params(const GemmArgs& a, int BM, int BN) {
                 0,
                 0,
                 nullptr};
+}
+
+// The scales as the kernels index them: ScaleMode::tensor is the row-wise
+// form with strides 0 (every row and column reads entry 0).
+inline Scales kernel_scales(const Scales& s) {
+  Scales k = s;
+  if (s.mode == ScaleMode::tensor) k.a_stride = k.a_stride_k = k.b_stride = k.b_stride_k = 0;
+  if (s.mode == ScaleMode::rowwise) k.a_stride_k = k.b_stride_k = 0;
+  return k;
 }
 
 // Dynamic shared memory is only 16-byte aligned: round the base up to the

@@ -12,6 +12,34 @@ __device__ __forceinline__ uint32_t select4(const uint32_t (&v)[4], int i) {
   return i == 0 ? v[0] : i == 1 ? v[1] : i == 2 ? v[2] : v[3];
 }
 
+// fp32 output: a lane's pairs are 8 bytes each, so it stores them as they
+// lie (a quad writes 32 contiguous bytes of a row per n8 block), no shuffle.
+template <int BN>
+__device__ __forceinline__ void store_accumulators_f32(const Params& p, int row0, int col0, int batch,
+                                                       const float (&acc)[BN / 2]) {
+  float* C = static_cast<float*>(p.C) + batch * p.stride_c;
+  const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+  const int quad = lane >> 2, t = lane & 3;
+  with_epilogue(p.ep, [&](auto plain) {
+    constexpr bool kPlain = decltype(plain)::value;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int gm = row0 + warp * 16 + quad + 8 * h;
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j) {
+        const int gn = col0 + 8 * j + 2 * t;
+        const float2 v = epilogue_apply_f32<kPlain>(p.ep, acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1], gm, gn, p.M,
+                                                    p.N, batch);
+        if (gm < p.M && gn < p.N) {
+          float* dst = C + static_cast<int64_t>(gm) * p.ldc + gn;
+          if (gn + 1 < p.N) *reinterpret_cast<float2*>(dst) = v;  // gn even, ldc a multiple of 4: 8-byte aligned
+          else dst[0] = v.x;
+        }
+      }
+    }
+  });
+}
+
 // Epilogue: a warpgroup's m64nBN fp32 accumulators -> rows [row0, row0+64),
 // columns [col0, col0+BN) of C, rounded to T, never written past M x N.
 // A lane holds 2 adjacent columns of each n8 block (rows lane/4 and
@@ -21,8 +49,8 @@ __device__ __forceinline__ uint32_t select4(const uint32_t (&v)[4], int i) {
 // then each lane writes one 16-byte vector and a warp's store covers 8 rows x
 // 64 contiguous bytes.
 template <DType DT, int BN>
-__device__ __forceinline__ void store_accumulators(const Params& p, int row0, int col0, int batch,
-                                                   const float (&acc)[BN / 2]) {
+__device__ __forceinline__ void store_accumulators_b16(const Params& p, int row0, int col0, int batch,
+                                                       const float (&acc)[BN / 2]) {
   using T = typename Element<DT>::T;
   T* C = static_cast<T*>(p.C) + batch * p.stride_c;
   const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
@@ -67,6 +95,14 @@ __device__ __forceinline__ void store_accumulators(const Params& p, int row0, in
       }
     }
   });
+}
+
+// C of type DT (fp32 only from the FP8 kernels).
+template <DType DT, int BN>
+__device__ __forceinline__ void store_accumulators(const Params& p, int row0, int col0, int batch,
+                                                   const float (&acc)[BN / 2]) {
+  if constexpr (DT == DType::f32) store_accumulators_f32<BN>(p, row0, col0, batch, acc);
+  else store_accumulators_b16<DT, BN>(p, row0, col0, batch, acc);
 }
 
 }  // namespace tcgemm::sm90

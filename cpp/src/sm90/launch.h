@@ -32,5 +32,7 @@ Status launch_ws_splitk_n192(const GemmArgs& a);  // ws_splitk_n192.cu
 Status workspace_ws_splitk_n192(const GemmArgs& a, size_t* bytes);
 Status launch_ws_mcast_n192(const GemmArgs& a);   // ws_mcast_n192.cu
 Status workspace_ws_mcast_n192(const GemmArgs& a, size_t* bytes);
+Status launch_ws_fp8(const GemmArgs& a);         // ws_fp8.cu
+Status launch_ws_fp8_block(const GemmArgs& a);   // ws_fp8_block.cu
 
 }  // namespace tcgemm::sm90

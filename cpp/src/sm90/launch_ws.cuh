@@ -19,10 +19,12 @@
 namespace tcgemm::sm90 {
 
 // The kernel of a configuration: stream-K's own walk (ws_streamk_kernel.cuh)
-// or ws_kernel.cuh's. Both take the same arguments.
+// or ws_kernel.cuh's, whose FP8 entry point also takes the scales
+// (ScaledParams); the others take Params.
 template <class Cfg, DType DT, Layout L>
 constexpr auto ws_kernel_for() {
   if constexpr (Cfg::STREAM_K) return ws_streamk_kernel<Cfg, DT, L>;
+  else if constexpr (Cfg::FP8) return ws_scaled_kernel<Cfg, DT, L>;
   else return ws_kernel<Cfg, DT, L>;
 }
 
@@ -188,7 +190,7 @@ Status launch_ws(const GemmArgs& orig) {
   if constexpr (Cfg::SWAP_AB && L == Layout::NN)
     TCGEMM_TRY((encode_swapped_nn_operands<Cfg::BM, Cfg::BN>(orig, &map_a, &map_b)));
   else
-    TCGEMM_TRY((encode_operands<Cfg::BM / Cfg::CLUSTER_N, Cfg::BN, Cfg::CLUSTER>(a, &map_a, &map_b)));
+    TCGEMM_TRY((encode_operands<Cfg::BM / Cfg::CLUSTER_N, Cfg::BN, Cfg::CLUSTER, Cfg::K_STAGE>(a, &map_a, &map_b)));
   if constexpr (Cfg::TMA_STORE) {
     tma::TensorMapParams pc;
     TCGEMM_TRY(tma::gemm_operand(a, tma::Operand::C, 64, 64, tma::Swizzle::b128, &pc));
@@ -257,7 +259,12 @@ Status launch_ws(const GemmArgs& orig) {
       if (!m.ok()) return release_workspace(m);
     }
   }
-  if constexpr (Cfg::CTAS == 1 && !Cfg::CLUSTER_SPLIT) {
+  if constexpr (Cfg::FP8) {
+    ScaledParams sp;
+    static_cast<Params&>(sp) = p;
+    sp.scales = kernel_scales(a.scales);
+    kernel<<<grid, Cfg::THREADS, Cfg::SMEM, a.stream>>>(map_a, map_b, map_c, sp);
+  } else if constexpr (Cfg::CTAS == 1 && !Cfg::CLUSTER_SPLIT) {
     kernel<<<grid, Cfg::THREADS, Cfg::SMEM, a.stream>>>(map_a, map_b, map_c, p);
   } else {
     cudaLaunchConfig_t cfg = {};
@@ -270,7 +277,7 @@ Status launch_ws(const GemmArgs& orig) {
     if (!s.ok()) return release_workspace(s);
   }
   Status s = check_launch("ws_kernel");
-  if constexpr (!Cfg::CLUSTER_SPLIT && !Cfg::STREAM_K) {  // (neither builds reduction kernels)
+  if constexpr (!Cfg::CLUSTER_SPLIT && !Cfg::STREAM_K && !Cfg::FP8) {  // (none of these builds reduction kernels)
     if (s.ok() && (p.splits > 1 || Cfg::SWAP_AB)) {
       const ReduceParams r{p.partials,       p.ld_partials,   p.splits,   p.batches,
                            static_cast<int>(orig.M), static_cast<int>(orig.N), p.partial_row0, p.C,
@@ -290,6 +297,40 @@ Status launch_ws_layout(const GemmArgs& a) {
   if (a.layout != L) return Status::Error(StatusCode::not_supported, "these kernels were built for the other layout");
   if (a.dtype == DType::f16) return launch_ws<Cfg, DType::f16, L>(a);
   return launch_ws<Cfg, DType::bf16, L>(a);
+}
+
+// An FP8 configuration (C: its config, any pair) for the arguments' operand
+// pair and output type: 3 pairs x 3 outputs, TN only -- FP8 wgmma reads both
+// operands K-major from shared memory (PTX ISA: wgmma.mma_async, no
+// imm-trans for .e4m3/.e5m2), and an NN B (K x N, N contiguous) would need a
+// transposing copy, which is the caller's to make (docs/fp8.md).
+template <WsConfig C>
+Status launch_ws_scaled_out(const GemmArgs& a) {
+  using Cfg = WsTraits<C>;
+  switch (a.c_type()) {
+    case DType::bf16: return launch_ws<Cfg, DType::bf16, Layout::TN>(a);
+    case DType::f16: return launch_ws<Cfg, DType::f16, Layout::TN>(a);
+    case DType::f32: return launch_ws<Cfg, DType::f32, Layout::TN>(a);
+    default: return Status::Error(StatusCode::not_supported, "FP8 outputs are float16, bfloat16 or float32");
+  }
+}
+
+template <WsConfig C>
+Status launch_ws_scaled(const GemmArgs& a) {
+  if (a.accum != Accum::f32)
+    return Status::Error(StatusCode::not_supported, "the sm90 kernels accumulate in f32 only");
+  if (a.layout != Layout::TN)
+    return Status::Error(StatusCode::not_supported,
+                         "FP8 wgmma reads B K-major only: layout NN (B stored K x N) is not supported; pass B "
+                         "stored N x K (layout TN, e.g. w.T of a row-major N x K weight w)");
+  const bool block = C.scaling == Scaling::block;
+  if ((a.scales.mode == ScaleMode::block) != block)
+    return Status::Error(StatusCode::not_supported, std::string("scale mode '") + to_string(a.scales.mode) +
+                                                        "' on a kernel for " + (block ? "block" : "tensor/row-wise") +
+                                                        " scales");
+  if (a.dtype == DType::e5m2) return launch_ws_scaled_out<with_fp8(C, Fp8::e5m2_e4m3)>(a);
+  if (a.b_type() == DType::e5m2) return launch_ws_scaled_out<with_fp8(C, Fp8::e4m3_e5m2)>(a);
+  return launch_ws_scaled_out<with_fp8(C, Fp8::e4m3_e4m3)>(a);
 }
 
 // Both layouts. The swap's configurations are launched one layout at a time

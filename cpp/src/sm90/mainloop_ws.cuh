@@ -21,9 +21,11 @@ namespace tcgemm::sm90 {
 template <class Cfg, Layout L>
 struct WsMainloop {
   static constexpr int BM = Cfg::BM, BN = Cfg::BN, STAGES = Cfg::STAGES, CLUSTER = Cfg::CLUSTER, CTAS = Cfg::CTAS;
+  static constexpr int KS = Cfg::K_STAGE;  // K elements per stage (64; FP8 128)
   static constexpr bool kMnMajorA = Cfg::SWAP_AB && L == Layout::NN;
   static constexpr Layout LB = kMnMajorA ? Layout::TN : L;  // B's layout in shared memory
   static_assert(!kMnMajorA || Cfg::CLUSTER_N == 1, "an MN-major A is loaded whole (load_a), never multicast");
+  static_assert(!Cfg::FP8 || L == Layout::TN, "FP8 wgmma reads both operands K-major: B stored N x K (TN) only");
   using State = sched::PipeState<STAGES>;
 
   uint32_t ring;                      // STAGES x (A tile, B tile), 1024-byte aligned
@@ -47,29 +49,41 @@ struct WsMainloop {
     // peers' parts (multicast): the whole stage.
     pipe.producer_expect(st, Cfg::STAGE_BYTES);
     if constexpr (Cfg::CLUSTER_N == 1) {
-      load_a<kMnMajorA, BM>(a_tile(st.stage), map_a, pipe.full(st.stage), kt * BK, m0, batch * p.z_step_a);
+      load_a<kMnMajorA, BM>(a_tile(st.stage), map_a, pipe.full(st.stage), kt * KS, m0, batch * p.z_step_a);
     } else {  // rows [rn * BM / CLUSTER_N, ...) of the A tile, to the CTAs of this tile row
       constexpr int kRows = BM / Cfg::CLUSTER_N;
-      ptx::tma_load_3d_multicast(a_tile(st.stage) + rn * kRows * kRowBytes, map_a, pipe.full(st.stage), kt * BK,
+      ptx::tma_load_3d_multicast(a_tile(st.stage) + rn * kRows * kRowBytes, map_a, pipe.full(st.stage), kt * KS,
                                  m0 + rn * kRows, batch * p.z_step_a, Cfg::a_mask(rm));
     }
-    load_b<LB, BN, CLUSTER>(b_tile(st.stage), map_b, pipe.full(st.stage), kt * BK, n0, batch * p.z_step_b, rm,
+    load_b<LB, BN, CLUSTER>(b_tile(st.stage), map_b, pipe.full(st.stage), kt * KS, n0, batch * p.z_step_b, rm,
                            Cfg::b_mask(rn));
   }
 
   // ---- consumers: the wgmmas of the slot of state st (once it is full)
   // into acc, MB m64 row blocks from row0 of the tile, committed as one
-  // group and left in flight.
-  template <DType DT, int MB>
+  // group and left in flight. DT is the operands' type, or with FP8 the
+  // output's (the operands are Cfg's pair). kFresh: the slot's first wgmma
+  // overwrites acc instead of adding to it (scale-d = 0).
+  template <DType DT, int MB, bool kFresh = false>
   __device__ __forceinline__ void mma(float (&acc)[MB][BN / 2], const State& st, int row0) const {
     pipe.consumer_wait(st);
     ptx::wgmma_fence();
+    if constexpr (Cfg::FP8) {
+      // Four k32 steps: 32 bytes each of the 128-byte rows, as the 16-bit k16 steps.
 #pragma unroll
-    for (int kk = 0; kk < BK / 16; ++kk)
+      for (int kk = 0; kk < kRowBytes / 32; ++kk)
 #pragma unroll
-      for (int mb = 0; mb < MB; ++mb)
-        wgmma<DT, BN, LB, kMnMajorA>(acc[mb], desc_a<kMnMajorA>(a_tile(st.stage), row0 + mb * 64, kk),
-                                     desc_b<LB>(b_tile(st.stage), kk));
+        for (int mb = 0; mb < MB; ++mb)
+          wgmma_fp8<Cfg::A8, Cfg::B8, BN>(acc[mb], desc_k_major(a_tile(st.stage), row0 + mb * 64, kk),
+                                          desc_k_major(b_tile(st.stage), 0, kk), kFresh && kk == 0 ? 0u : 1u);
+    } else {
+#pragma unroll
+      for (int kk = 0; kk < BK / 16; ++kk)
+#pragma unroll
+        for (int mb = 0; mb < MB; ++mb)
+          wgmma<DT, BN, LB, kMnMajorA>(acc[mb], desc_a<kMnMajorA>(a_tile(st.stage), row0 + mb * 64, kk),
+                                       desc_b<LB>(b_tile(st.stage), kk));
+    }
     ptx::wgmma_commit_group();
   }
 

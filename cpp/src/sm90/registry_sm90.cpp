@@ -10,6 +10,8 @@ std::vector<KernelInfo> sm90_kernels() {
   const unsigned layouts = bit(Layout::NN) | bit(Layout::TN);
   const unsigned accums = bit(Accum::f32);
   const unsigned features = kEpilogue | kBatched;
+  const unsigned fp8 = bit(DType::e4m3) | bit(DType::e5m2);
+  const unsigned fp8_out = bit(DType::bf16) | bit(DType::f16) | bit(DType::f32);
 #if TCGEMM_BUILD_SM90
 #define TCGEMM_FN(f) &sm90::f
 #else
@@ -83,6 +85,16 @@ std::vector<KernelInfo> sm90_kernels() {
       {"sm90.ws_mcast.n192", "sm90", "ws_mcast with 128x192 tiles: 2-CTA clusters multicasting B, the split tail",
        90, dtypes, layouts, accums, 128, 192, 64, 4, TCGEMM_FN(launch_ws_mcast_n192), sass, features | kSplitK,
        TCGEMM_FN(workspace_ws_mcast_n192)},
+      {"sm90.ws_fp8", "sm90",
+       "FP8 (e4m3, one operand e5m2): wgmma m64n128k32 into fp32 on ws_persistent's parts, 128 k per stage; "
+       "tensor-wise or row-wise scales applied in the epilogue before bias and activation; bf16/fp16/fp32 out; TN",
+       90, fp8, bit(Layout::TN), accums, 128, 128, 128, 6, TCGEMM_FN(launch_ws_fp8), sass,
+       kEpilogue | kScaledTensor | kScaledRow, nullptr, fp8_out},
+      {"sm90.ws_fp8.block", "sm90",
+       "ws_fp8 with block scales (A 1x128, B 128x128): each 128-K block's wgmma sum is scaled and promoted "
+       "into the fp32 accumulators (DeepSeek-V3's recipe, as DeepGEMM); K any length (the last block partial)",
+       90, fp8, bit(Layout::TN), accums, 128, 128, 128, 6, TCGEMM_FN(launch_ws_fp8_block), sass,
+       kEpilogue | kScaledBlock, nullptr, fp8_out},
   };
 #undef TCGEMM_FN
   return v;

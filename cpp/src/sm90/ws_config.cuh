@@ -43,6 +43,18 @@ enum class Operands {
   swapped,   // D^T = B^T A^T: the weight is A, x's few rows are B (decode; swap.cuh)
 };
 
+// The operands' element types: 16-bit (fp16 or bf16: the launch's DT, which
+// C has too), or an FP8 pair (A x B; C's type is then the launch's DT).
+// torch._scaled_mm's pairs: e5m2 x e5m2 is not one.
+enum class Fp8 { none, e4m3_e4m3, e4m3_e5m2, e5m2_e4m3 };
+
+// Where FP8 dequantization scales are applied (tcgemm/types.h, Scales).
+enum class Scaling {
+  none,
+  epilogue,  // tensor / row-wise: acc(r, c) * scale_a[r] * scale_b[c] before the fused epilogue
+  block,     // 1x128 / 128x128 blocks: every 128-K slice's wgmma sum is scaled and added in fp32
+};
+
 struct WsConfig {
   int tile_n = 128;  // BN; BM follows from consumers and math
   int stages = 4;    // slots of the load ring
@@ -54,7 +66,18 @@ struct WsConfig {
   int raster_group = 8;  // units (tile rows) per group of the grouped raster
   Store store = Store::direct;
   Operands operands = Operands::as_given;
+  // Last and zero by default, so that the 16-bit configurations' mangled
+  // names (which leave trailing zero fields out) stay what they were.
+  Fp8 fp8 = Fp8::none;
+  Scaling scaling = Scaling::none;
 };
+
+// A configuration with another FP8 pair: the launch picks the pair of the
+// arguments (launch_ws.cuh, launch_ws_fp8).
+constexpr WsConfig with_fp8(WsConfig c, Fp8 f) {
+  c.fp8 = f;
+  return c;
+}
 
 template <WsConfig C>
 struct WsTraits {
@@ -108,6 +131,18 @@ struct WsTraits {
   // keeps the launch count within the targets: 168 with 384 threads, 232
   // (seen in cuobjdump --dump-resource-usage) with 256.
   static constexpr int GROUP = C.raster_group;
+  // FP8: a stage holds 128 k (128 bytes per row, one swizzle row, as 64 k of
+  // a 16-bit type), so a block scale's 128-K block is exactly one stage.
+  static constexpr bool FP8 = C.fp8 != Fp8::none;
+  static constexpr DType A8 = C.fp8 == Fp8::e5m2_e4m3 ? DType::e5m2 : DType::e4m3;
+  static constexpr DType B8 = C.fp8 == Fp8::e4m3_e5m2 ? DType::e5m2 : DType::e4m3;
+  static constexpr int K_STAGE = FP8 ? 128 : BK;  // K elements per stage
+  static constexpr bool EPILOGUE_SCALES = C.scaling == Scaling::epilogue;
+  static constexpr bool BLOCK_SCALES = C.scaling == Scaling::block;
+  static_assert(FP8 == (C.scaling != Scaling::none), "FP8 configurations say where their scales go; 16-bit ones have none");
+  static_assert(!FP8 || (!SPLIT_K && !STREAM_K && !SWAP_AB && !TMA_STORE && !PINGPONG && CTAS == 1 && BN == 128),
+                "FP8: cooperative consumers, whole tiles, no cluster, stored from registers, 128 wide");
+  static_assert(!BLOCK_SCALES || BN == kScaleBlockSize, "block scales: a tile is one 128-column block of B's scales");
   static_assert(SMEM <= 227 * 1024, "shared memory per block on sm_90 is 227 KB");
   static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs along M");
   static_assert(CLUSTER_N == 1 || (CLUSTER_N == 2 && BM % (64 * CLUSTER_N) == 0), "1 or 2 CTAs along N");

@@ -14,6 +14,10 @@
 // WsConfig value itself: nvcc 13.0's host stub for a __global__ template
 // cannot spell a class-type non-type argument (the generated stub names the
 // struct by its mangled name and fails to compile).
+//
+// The body is one device function; ws_kernel and ws_scaled_kernel are its
+// two entry points, which differ only in their parameter block (FP8
+// configurations also take the dequantization scales: ScaledParams).
 #pragma once
 #include "ptx/cluster.h"
 #include "ptx/tma.h"
@@ -24,16 +28,18 @@
 #include "sm90/epilogue_cluster_split.cuh"
 #include "sm90/epilogue_direct.cuh"
 #include "sm90/epilogue_partials.cuh"
+#include "sm90/epilogue_scales.cuh"
 #include "sm90/epilogue_tma_store.cuh"
 #include "sm90/mainloop_ws.cuh"
 #include "sm90/ws_config.cuh"
 
 namespace tcgemm::sm90 {
 
-template <class Cfg, DType DT, Layout L>
-__global__ void __launch_bounds__(Cfg::THREADS, 1)
-    ws_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-              const __grid_constant__ CUtensorMap map_c, const Params p) {
+// DT: the operands' and C's type; with an FP8 configuration C's type only.
+// P: Params, or ScaledParams for an FP8 configuration.
+template <class Cfg, DType DT, Layout L, class P>
+__device__ __forceinline__ void ws_body(const CUtensorMap& map_a, const CUtensorMap& map_b, const CUtensorMap& map_c,
+                                        const P& p) {
 #if TCGEMM_SM90_DEVICE
   constexpr int BM = Cfg::BM, BN = Cfg::BN, STAGES = Cfg::STAGES, CLUSTER = Cfg::CLUSTER, CTAS = Cfg::CTAS;
   // ---- prologue: shared memory, cluster place, schedule, barriers.
@@ -58,7 +64,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
   const int64_t cluster_ctas = Cfg::CLUSTER_SPLIT ? slices : CTAS;
   const int64_t worker = blockIdx.x / cluster_ctas, workers = gridDim.x / cluster_ctas;
   const int64_t units = sch.units();
-  const int k_tiles = (p.K + BK - 1) / BK;
+  const int k_tiles = (p.K + Cfg::K_STAGE - 1) / Cfg::K_STAGE;
   auto k_range = [&](const sched::WorkUnit& w, int* begin, int* end) {
     if constexpr (Cfg::CLUSTER_SPLIT)
       sched::k_slice(k_tiles, static_cast<int>(krank), static_cast<int>(slices), begin, end);
@@ -151,19 +157,36 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
       for (auto& block : acc)
 #pragma unroll
         for (auto& v : block) v = 0.f;
-      for (int kt = kt_begin; kt < kt_end; ++kt) {
-        mainloop.template mma<DT, MB>(acc, st, row0);
-        if (kt > kt_begin) {
-          ptx::wgmma_wait_group<1>();
-          release(prev);
+      if constexpr (Cfg::BLOCK_SCALES) {
+        // Block scales: a stage is one 128-K block. Its wgmmas start a fresh
+        // fp32 sum (scale-d = 0), waited on at once; the sum is scaled and
+        // added to acc in fp32 (promote). The other consumer warpgroup's
+        // wgmmas keep the tensor cores busy meanwhile.
+        static_assert(MB == 1, "block scales: one m64 row block per consumer");
+        for (int kt = kt_begin; kt < kt_end; ++kt) {
+          const BlockScales f = load_block_scales(p.scales, t.m * BM + row0, t.n, kt, p.M);
+          float part[1][BN / 2];
+          mainloop.template mma<DT, 1, true>(part, st, row0);
+          ptx::wgmma_wait_group<0>();
+          release(st);
+          promote<BN>(acc[0], part[0], f);
+          st.advance();
         }
-        prev = st;
-        st.advance();
+      } else {
+        for (int kt = kt_begin; kt < kt_end; ++kt) {
+          mainloop.template mma<DT, MB>(acc, st, row0);
+          if (kt > kt_begin) {
+            ptx::wgmma_wait_group<1>();
+            release(prev);
+          }
+          prev = st;
+          st.advance();
+        }
+        if constexpr (Cfg::PINGPONG)
+          if (has_next) ptx::named_barrier_arrive(kTurn + (cw ^ 1), 2 * kWarpgroup);
+        ptx::wgmma_wait_group<0>();
+        release(prev);
       }
-      if constexpr (Cfg::PINGPONG)
-        if (has_next) ptx::named_barrier_arrive(kTurn + (cw ^ 1), 2 * kWarpgroup);
-      ptx::wgmma_wait_group<0>();
-      release(prev);
 
       // ---- epilogue
       if constexpr (Cfg::CLUSTER_SPLIT) {
@@ -179,6 +202,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
             store_accumulators_tma<DT, BN>(p, &map_c, c_stage + cw * 2 * Cfg::C_BOX_BYTES, bias_slots + cw * 64 * 4,
                                            bias, cw, m0, t.n * BN, w.batch, acc[mb]);
           } else {
+            if constexpr (Cfg::EPILOGUE_SCALES) scale_accumulators<BN>(p.scales, m0, t.n * BN, p.M, p.N, acc[mb]);
             store_accumulators<DT, BN>(p, m0, t.n * BN, w.batch, acc[mb]);
           }
         }
@@ -193,6 +217,20 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
   // its barriers or read its shared memory.
   if constexpr (CTAS > 1 || Cfg::CLUSTER_SPLIT) ptx::cluster_sync();
 #endif
+}
+
+template <class Cfg, DType DT, Layout L>
+__global__ void __launch_bounds__(Cfg::THREADS, 1)
+    ws_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+              const __grid_constant__ CUtensorMap map_c, const Params p) {
+  ws_body<Cfg, DT, L>(map_a, map_b, map_c, p);
+}
+
+template <class Cfg, DType DT, Layout L>
+__global__ void __launch_bounds__(Cfg::THREADS, 1)
+    ws_scaled_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                     const __grid_constant__ CUtensorMap map_c, const ScaledParams p) {
+  ws_body<Cfg, DT, L>(map_a, map_b, map_c, p);
 }
 
 }  // namespace tcgemm::sm90

@@ -46,7 +46,9 @@ Status rule(const std::string& what) {
 Status check_params(const TensorMapParams& p) {
   if (p.rank < 1 || p.rank > kMaxRank)
     return rule("tensorRank must be in 1..5 (got " + std::to_string(p.rank) + ")");
-  if (static_cast<int>(p.dtype) < 0 || static_cast<int>(p.dtype) > 1) return rule("unknown element type");
+  if (static_cast<int>(p.dtype) < 0 || static_cast<int>(p.dtype) > 4) return rule("unknown element type");
+  if (p.oob == OobFill::nan && is_fp8(p.dtype))
+    return rule("a NaN out-of-bounds fill needs a floating-point tensor-map type (FP8 maps are UINT8)");
   if (p.base == nullptr) return rule("global address must not be null");
   if (reinterpret_cast<uintptr_t>(p.base) % 16 != 0)
     return rule("global address must be 16-byte aligned (got " + std::to_string(reinterpret_cast<uintptr_t>(p.base)) + ")");
@@ -142,10 +144,10 @@ Status gemm_operand(const GemmArgs& a, Operand op, uint32_t box_inner, uint32_t 
     case Operand::A:
       return matrix_2d(a.A, a.dtype, a.M, a.K, a.lda, box_outer, box_inner, swizzle, out);
     case Operand::B:
-      return a.layout == Layout::TN ? matrix_2d(a.B, a.dtype, a.N, a.K, a.ldb, box_outer, box_inner, swizzle, out)
-                                    : matrix_2d(a.B, a.dtype, a.K, a.N, a.ldb, box_outer, box_inner, swizzle, out);
+      return a.layout == Layout::TN ? matrix_2d(a.B, a.b_type(), a.N, a.K, a.ldb, box_outer, box_inner, swizzle, out)
+                                    : matrix_2d(a.B, a.b_type(), a.K, a.N, a.ldb, box_outer, box_inner, swizzle, out);
     case Operand::C:
-      return matrix_2d(a.C, a.dtype, a.M, a.N, a.ldc, box_outer, box_inner, swizzle, out);
+      return matrix_2d(a.C, a.c_type(), a.M, a.N, a.ldc, box_outer, box_inner, swizzle, out);
   }
   return rule("unknown GEMM operand");
 }
@@ -239,8 +241,12 @@ Status encode(const TensorMapParams& p, CUtensorMap* out) {
   cuuint32_t box[kMaxRank], estr[kMaxRank];
   for (int i = 0; i < p.rank; ++i) dims[i] = p.dims[i], box[i] = p.box[i], estr[i] = p.elem_strides[i];
   for (int i = 0; i + 1 < p.rank; ++i) strides[i] = p.strides[i];
-  const CUtensorMapDataType type =
-      p.dtype == DType::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  // FP8 has no tensor-map type of its own: TMA moves bytes (UINT8); only
+  // the OOB fill's zero matters, and 0x00 is +0 in both FP8 formats.
+  const CUtensorMapDataType type = p.dtype == DType::bf16   ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                   : p.dtype == DType::f32  ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                                   : is_fp8(p.dtype)        ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+                                                            : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
   const CUtensorMapSwizzle sw = p.swizzle == Swizzle::b128  ? CU_TENSOR_MAP_SWIZZLE_128B
                                 : p.swizzle == Swizzle::b64 ? CU_TENSOR_MAP_SWIZZLE_64B
                                 : p.swizzle == Swizzle::b32 ? CU_TENSOR_MAP_SWIZZLE_32B

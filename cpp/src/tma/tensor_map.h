@@ -36,7 +36,7 @@ constexpr int kMaxRank = 5;
 // The arguments of cuTensorMapEncodeTiled, in our words.
 struct TensorMapParams {
   const void* base = nullptr;     // globalAddress
-  DType dtype = DType::f16;       // tensorDataType (FLOAT16 / BFLOAT16): 2-byte elements
+  DType dtype = DType::f16;       // tensorDataType (FLOAT16 / BFLOAT16 / FLOAT32; UINT8 for FP8)
   int rank = 2;                   // tensorRank
   uint64_t dims[kMaxRank] = {};   // globalDim, elements, innermost first
   uint64_t strides[kMaxRank - 1] = {};  // globalStrides, bytes, of dims 1 .. rank-1
@@ -46,7 +46,7 @@ struct TensorMapParams {
   OobFill oob = OobFill::zero;
   int l2_promotion_bytes = 256;   // 0, 64, 128 or 256 (CUtensorMapL2promotion)
 
-  int elem_bytes() const { return 2; }
+  int elem_bytes() const { return element_bytes(dtype); }
   // Bytes one box delivers to shared memory (the mbarrier tx-count).
   uint32_t box_bytes() const;
 };

@@ -1,0 +1,75 @@
+// Epilogue part of the FP8 kernels: the dequantization scales
+// (tcgemm/types.h, Scales; the kernels' form: common.cuh, kernel_scales),
+// applied to a warpgroup's m64nBN fp32 accumulators before the fused
+// epilogue, so that D = act(alpha * scale_a * scale_b * (A B) + beta * S + bias)
+// as torch._scaled_mm has it. Fragment layout (ptx/wgmma.h): a lane holds rows
+// lane/4 and lane/4 + 8 of its warp's 16, columns 8j + 2 (lane % 4) + {0, 1}
+// of each n8 block j; d[4j + 0..1] the first row, d[4j + 2..3] the second.
+#pragma once
+#include "sm90/common.cuh"
+
+namespace tcgemm::sm90 {
+
+// The two rows of the 64 from row0 that this lane's accumulators hold.
+__device__ __forceinline__ int fragment_row(int row0, int h) {
+  return row0 + ((threadIdx.x / 32) % 4) * 16 + (threadIdx.x % 32) / 4 + 8 * h;
+}
+
+// Tensor-wise and row-wise scales: acc(r, c) *= scale_a[r] * scale_b[c].
+// Rows and columns outside M x N read no scale (their values are never
+// stored).
+template <int BN>
+__device__ __forceinline__ void scale_accumulators(const Scales& s, int row0, int col0, int M, int N,
+                                                   float (&acc)[BN / 2]) {
+  const int t = threadIdx.x % 4;
+  float sa[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int r = fragment_row(row0, h);
+    sa[h] = r < M ? s.a[static_cast<int64_t>(r) * s.a_stride] : 0.f;
+  }
+#pragma unroll
+  for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+    for (int c = 0; c < 2; ++c) {
+      const int col = col0 + 8 * j + 2 * t + c;
+      const float sb = col < N ? s.b[static_cast<int64_t>(col) * s.b_stride] : 0.f;
+      acc[4 * j + c] *= sa[0] * sb;
+      acc[4 * j + 2 + c] *= sa[1] * sb;
+    }
+}
+
+// Block scales (DeepSeek's recipe, as DeepGEMM): the scales of 128-K block
+// kb for this lane's two rows and the tile's 128-column block of B, as one
+// factor per row: scale_a[r][kb] * scale_b[nb][kb]. Loaded before the
+// block's wgmmas are waited on, so the loads' latency hides behind them.
+struct BlockScales {
+  float row[2];
+};
+
+__device__ __forceinline__ BlockScales load_block_scales(const Scales& s, int row0, int nb, int kb, int M) {
+  const float sb = s.b[static_cast<int64_t>(nb) * s.b_stride + static_cast<int64_t>(kb) * s.b_stride_k];
+  BlockScales f;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int r = fragment_row(row0, h);
+    f.row[h] = r < M ? s.a[static_cast<int64_t>(r) * s.a_stride + static_cast<int64_t>(kb) * s.a_stride_k] * sb : 0.f;
+  }
+  return f;
+}
+
+// Promotion: acc += f * part, in fp32 -- the FP8 wgmma's own accumulation
+// keeps fewer bits than fp32 (DeepSeek-V3 report, section 3.3.2: about 14),
+// so a block's sum goes into full fp32 every 128 K.
+template <int BN>
+__device__ __forceinline__ void promote(float (&acc)[BN / 2], const float (&part)[BN / 2], const BlockScales& f) {
+#pragma unroll
+  for (int j = 0; j < BN / 8; ++j) {
+    acc[4 * j + 0] = fmaf(f.row[0], part[4 * j + 0], acc[4 * j + 0]);
+    acc[4 * j + 1] = fmaf(f.row[0], part[4 * j + 1], acc[4 * j + 1]);
+    acc[4 * j + 2] = fmaf(f.row[1], part[4 * j + 2], acc[4 * j + 2]);
+    acc[4 * j + 3] = fmaf(f.row[1], part[4 * j + 3], acc[4 * j + 3]);
+  }
+}
+
+}  // namespace tcgemm::sm90
