@@ -7,8 +7,9 @@
 """
 from ._api import (DeviceArray, bfloat16, build_info, device_info, empty_pinned, float16, from_dlpack, kernels,
                    matmul, release_memory, set_staging_limit, to_device)
+from ._fp8 import quantize_fp8
 
 __version__ = build_info()["version"]
 
 __all__ = ["matmul", "DeviceArray", "to_device", "from_dlpack", "kernels", "build_info", "device_info", "float16",
-           "bfloat16", "empty_pinned", "release_memory", "set_staging_limit", "__version__"]
+           "bfloat16", "empty_pinned", "release_memory", "set_staging_limit", "quantize_fp8", "__version__"]

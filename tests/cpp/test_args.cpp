@@ -75,6 +75,27 @@ int main() {
     { GemmArgs b = a; b.dtype = DType::f16, b.dtype_c = kSameAsA, b.layout = Layout::NN, b.ldb = 56;
       CHECK(rejects(b, "scales are for FP8")); }
   }
+  // Scale indexing (types.h, Scales): row-major and MN-major block scales
+  // name the same entry; a partial last 128-K block counts.
+  CHECK(scale_blocks(1) == 1 && scale_blocks(128) == 1 && scale_blocks(129) == 2 && scale_blocks(16384) == 128);
+  {
+    float a[6 * 3], b[2 * 3];  // M = 6 rows, K = 300 (3 blocks); N = 200 (2 column blocks)
+    for (int i = 0; i < 18; ++i) a[i] = float(i);
+    for (int i = 0; i < 6; ++i) b[i] = float(100 + i);
+    Scales row{ScaleMode::block, a, b, 3, 1, 3, 1};  // a[m][kb], b[nb][kb]
+    CHECK(row.scale_a(4, 2) == a[4 * 3 + 2] && row.scale_b(199, 1) == b[1 * 3 + 1] && row.scale_b(127, 2) == b[2]);
+    float at[8 * 3];  // MN-major, TMA-aligned: column kb of A's starts at kb * round_up(6, 4)
+    for (int m = 0; m < 6; ++m)
+      for (int kb = 0; kb < 3; ++kb) at[kb * 8 + m] = a[m * 3 + kb];
+    Scales mn{ScaleMode::block, at, b, 1, 8, 3, 1};
+    for (int m = 0; m < 6; ++m)
+      for (int kb = 0; kb < 3; ++kb) CHECK(mn.scale_a(m, kb) == row.scale_a(m, kb));
+    Scales rw{ScaleMode::rowwise, a, b, 3, 0, 1, 0};  // every third float of a; b per column
+    CHECK(rw.scale_a(5, 7) == a[15] && rw.scale_b(4, 7) == b[4]);
+    Scales t{ScaleMode::tensor, a + 1, b + 2};
+    CHECK(t.scale_a(5, 2) == a[1] && t.scale_b(199, 1) == b[2]);
+  }
+
   // Every fp16/bf16 kernel refuses FP8 operands, a mixed B, another output and scales.
   for (const auto& k : kernels()) {
     if (k.dtypes & (bit(DType::e4m3) | bit(DType::e5m2))) continue;

@@ -180,3 +180,40 @@ def test_sm90_streamk_kernels_hold_the_fixup_release_and_acquire(tmp_path):
         assert acq, f"{name}: no GPU-scope 32-bit load (the acquire)"
         assert all("CCTL.IVALL" in ops[i + 1:i + 4] for i in acq), f"{name}: an acquire load without CCTL.IVALL"
         assert any(o.startswith("NANOSLEEP") for o in ops), f"{name}: the flag wait does not back off"
+
+
+def _res_usage_by_kernel(member, tmp_path):
+    """{kernel: 'REG:.. STACK:.. SHARED:.. LOCAL:..'} of one object file the _sm90_member_sass call extracted."""
+    tool = check_sass.find_cuobjdump()
+    r = subprocess.run([tool, "-res-usage", str(tmp_path / member)], capture_output=True, text=True,
+                       env=check_sass._env_for(tool))
+    out, name = {}, None
+    for line in r.stdout.splitlines():
+        if line.strip().startswith("Function "):
+            name = line.strip()[len("Function "):].rstrip(":")
+        elif name and "REG:" in line:
+            out[name] = line.strip()
+            name = None
+    return out
+
+
+@pytest.mark.parametrize("member", ["ws_fp8.cu.o", "ws_fp8_block.cu.o"])
+def test_sm90_fp8_kernels_hold_fp8_wgmma_and_no_local_memory(member, tmp_path):
+    """sm90.ws_fp8 and sm90.ws_fp8.block: each entry's nine kernels (three operand pairs x bf16, fp16,
+    fp32 output) must issue the FP8 wgmma of their pair (QGMMA.64x128x32.F32.<A>.<B>: four k32 steps
+    per 128-K stage) and keep every value in registers (LOCAL:0, STACK:0). What the compiler
+    emitted: these kernels have not run on a GPU (docs/fp8.md)."""
+    sass = _sm90_member_sass(member, tmp_path)
+    kernels = _ops_by_kernel(sass, "ws_scaled_kernel")
+    assert len(kernels) == 9, sorted(kernels)
+    pairs = {"Fp8E1": "E4M3.E4M3", "Fp8E2": "E4M3.E5M2", "Fp8E3": "E5M2.E4M3"}
+    seen = set()
+    for name, ops in kernels.items():
+        pair = next(v for k, v in pairs.items() if k in name)
+        seen.add(pair)
+        mma = [o for o in ops if "GMMA" in o]
+        assert len(mma) == 4 and all(o.startswith(f"QGMMA.64x128x32.F32.{pair} ") for o in mma), (name, mma)
+    assert seen == set(pairs.values())
+    res = _res_usage_by_kernel(member, tmp_path)
+    for name in kernels:
+        assert "LOCAL:0 " in res[name] and "STACK:0 " in res[name], (name, res[name])
