@@ -71,4 +71,18 @@ TCGEMM_DEVICE void mma_m16n8k32_f32_e5m2_e4m3(float (&d)[4], const uint32_t (&a)
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
+// cvt.rn.f16x2.e4m3x2 / .e5m2x2 on both halves of a register: four FP8
+// values (bytes 0..3) as two f16x2, lo = bytes 0-1, hi = bytes 2-3 (PTX ISA,
+// cvt; sm_89+). Exact: every e4m3 and e5m2 value is an fp16 value.
+TCGEMM_DEVICE void cvt_rn_f16x2_e4m3x2(uint32_t& lo, uint32_t& hi, uint32_t v) {
+  asm("{\n .reg .b16 l, h;\n mov.b32 {l, h}, %2;\n cvt.rn.f16x2.e4m3x2 %0, l;\n cvt.rn.f16x2.e4m3x2 %1, h;\n}\n"
+      : "=r"(lo), "=r"(hi)
+      : "r"(v));
+}
+TCGEMM_DEVICE void cvt_rn_f16x2_e5m2x2(uint32_t& lo, uint32_t& hi, uint32_t v) {
+  asm("{\n .reg .b16 l, h;\n mov.b32 {l, h}, %2;\n cvt.rn.f16x2.e5m2x2 %0, l;\n cvt.rn.f16x2.e5m2x2 %1, h;\n}\n"
+      : "=r"(lo), "=r"(hi)
+      : "r"(v));
+}
+
 }  // namespace tcgemm::ptx
