@@ -10,6 +10,8 @@
 #include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <optional>
+#include <tuple>
 #include <string>
 #include <type_traits>
 #include <unordered_set>
@@ -53,7 +55,8 @@ void check_host(const py::array& a, const DeviceBuffer& b, bool writable) {
 cudaStream_t as_stream(uintptr_t s) { return reinterpret_cast<cudaStream_t>(s); }
 
 // The optional GemmArgs fields, by keyword (batch, batch strides, epilogue,
-// split_k); an unknown keyword is a TypeError, not silently ignored.
+// split_k, B's and C's dtypes, scales); an unknown keyword is a TypeError, not
+// silently ignored.
 void apply_options(GemmArgs& g, const py::kwargs& kw) {
   for (const auto& item : kw) {
     const std::string k = py::cast<std::string>(item.first);
@@ -71,6 +74,13 @@ void apply_options(GemmArgs& g, const py::kwargs& kw) {
     else if (k == "bias_type") g.epilogue.bias_type = py::cast<BiasType>(v);
     else if (k == "activation") g.epilogue.act = py::cast<Activation>(v);
     else if (k == "split_k") g.split_k = py::cast<int>(v);
+    else if (k == "dtype_b") g.dtype_b = py::cast<DType>(v);
+    else if (k == "dtype_c") g.dtype_c = py::cast<DType>(v);
+    else if (k == "scale_mode") g.scales.mode = py::cast<ScaleMode>(v);
+    else if (k == "scale_a") g.scales.a = reinterpret_cast<const float*>(py::cast<uintptr_t>(v));
+    else if (k == "scale_b") g.scales.b = reinterpret_cast<const float*>(py::cast<uintptr_t>(v));
+    else if (k == "scale_a_strides") std::tie(g.scales.a_stride, g.scales.a_stride_k) = py::cast<std::pair<int64_t, int64_t>>(v);
+    else if (k == "scale_b_strides") std::tie(g.scales.b_stride, g.scales.b_stride_k) = py::cast<std::pair<int64_t, int64_t>>(v);
     else throw py::type_error("tcgemm._core: unknown gemm option '" + k + "'");
   }
 }
@@ -218,6 +228,9 @@ struct RunArgs {
   int activation = static_cast<int>(Activation::none);
   // Batches: matrices and elements between consecutive ones (0: one matrix for all).
   long long batch = 1, stride_a = 0, stride_b = 0, stride_c = 0;
+  // FP8 scales (the plan fixes the mode): fp32 device pointers and element strides (GemmArgs::scales).
+  long long scale_a = 0, scale_b = 0;
+  long long scale_a_stride = 1, scale_a_stride_k = 0, scale_b_stride = 1, scale_b_stride_k = 0;
 };
 static_assert(sizeof(long long) == sizeof(uintptr_t), "addresses are 64-bit");
 
@@ -229,7 +242,7 @@ T* address(long long v) {
 // What the C types let through that no call may carry (run_plan checks the rest).
 void check_fields(const RunArgs& r) {
   if (r.a < 0 || r.b < 0 || r.c < 0 || r.stream < 0 || r.workspace < 0 || r.workspace_bytes < 0 || r.source < 0 ||
-      r.bias < 0)
+      r.bias < 0 || r.scale_a < 0 || r.scale_b < 0)
     throw py::value_error("tcgemm._core.run: an address, stream or byte count is negative");
   if (r.bias_type < 0 || r.bias_type > 2) throw py::value_error("tcgemm._core.run: bias_type must be 0, 1 or 2");
   if (r.activation < 0 || r.activation > 3) throw py::value_error("tcgemm._core.run: activation must be 0 .. 3");
@@ -249,6 +262,11 @@ GemmArgs planned_args(const Plan& p, const RunArgs& r) {
   e.bias = address<const void>(r.bias);
   e.bias_type = static_cast<BiasType>(r.bias_type), e.act = static_cast<Activation>(r.activation);
   g.batch = r.batch, g.batch_stride_a = r.stride_a, g.batch_stride_b = r.stride_b, g.batch_stride_c = r.stride_c;
+  g.dtype_b = p.dtype_b, g.dtype_c = p.dtype_c;
+  Scales& sc = g.scales;
+  sc.mode = p.scale_mode, sc.a = address<const float>(r.scale_a), sc.b = address<const float>(r.scale_b);
+  sc.a_stride = r.scale_a_stride, sc.a_stride_k = r.scale_a_stride_k;
+  sc.b_stride = r.scale_b_stride, sc.b_stride_k = r.scale_b_stride_k;
   return g;
 }
 
@@ -295,6 +313,16 @@ PyObject* run_args_set_batch(PyObject* self, PyObject* args) {
   Py_RETURN_NONE;
 }
 
+PyObject* run_args_set_scales(PyObject* self, PyObject* args) {
+  RunArgs& r = reinterpret_cast<PyRunArgs*>(self)->r;
+  RunArgs n = r;
+  if (!PyArg_ParseTuple(args, "LLLLLL:set_scales", &n.scale_a, &n.scale_b, &n.scale_a_stride, &n.scale_a_stride_k,
+                        &n.scale_b_stride, &n.scale_b_stride_k))
+    return nullptr;
+  r = n;
+  Py_RETURN_NONE;
+}
+
 PyObject* run_args_repr(PyObject* self) {
   const RunArgs& r = reinterpret_cast<PyRunArgs*>(self)->r;
   const std::string s = "RunArgs(plan=" + std::to_string(r.plan) + ", a=" + std::to_string(r.a) +
@@ -321,11 +349,16 @@ PyTypeObject* run_args_type() {
       TCGEMM_MEMBER(bias, T_LONGLONG),       TCGEMM_MEMBER(bias_type, T_INT),
       TCGEMM_MEMBER(activation, T_INT),       TCGEMM_MEMBER(batch, T_LONGLONG),
       TCGEMM_MEMBER(stride_a, T_LONGLONG),    TCGEMM_MEMBER(stride_b, T_LONGLONG),
-      TCGEMM_MEMBER(stride_c, T_LONGLONG),    PyMemberDef{nullptr, 0, 0, 0, nullptr}};
+      TCGEMM_MEMBER(stride_c, T_LONGLONG),    TCGEMM_MEMBER(scale_a, T_LONGLONG),
+      TCGEMM_MEMBER(scale_b, T_LONGLONG),     TCGEMM_MEMBER(scale_a_stride, T_LONGLONG),
+      TCGEMM_MEMBER(scale_a_stride_k, T_LONGLONG), TCGEMM_MEMBER(scale_b_stride, T_LONGLONG),
+      TCGEMM_MEMBER(scale_b_stride_k, T_LONGLONG), PyMemberDef{nullptr, 0, 0, 0, nullptr}};
   static PyMethodDef methods[] = {
       {"set_epilogue", run_args_set_epilogue, METH_VARARGS,
        "set_epilogue(alpha, beta, source, ld_source, stride_source, bias, bias_type, activation)"},
       {"set_batch", run_args_set_batch, METH_VARARGS, "set_batch(batch, stride_a, stride_b, stride_c)"},
+      {"set_scales", run_args_set_scales, METH_VARARGS,
+       "set_scales(scale_a, scale_b, scale_a_stride, scale_a_stride_k, scale_b_stride, scale_b_stride_k)"},
       {nullptr, nullptr, 0, nullptr}};
   static PyTypeObject type = [] {
     PyTypeObject t{PyVarObject_HEAD_INIT(nullptr, 0)};
@@ -567,7 +600,17 @@ std::string host_args_repr(const HostGemmArgs& h) {
 PYBIND11_MODULE(_core, m) {
   m.doc() = "tcgemm C++ core (use the tcgemm package, not this module directly)";
 
-  py::enum_<DType>(m, "DType").value("float16", DType::f16).value("bfloat16", DType::bf16);
+  py::enum_<DType>(m, "DType")
+      .value("float16", DType::f16)
+      .value("bfloat16", DType::bf16)
+      .value("float8_e4m3fn", DType::e4m3)
+      .value("float8_e5m2", DType::e5m2)
+      .value("float32", DType::f32);
+  py::enum_<ScaleMode>(m, "ScaleMode")
+      .value("none", ScaleMode::none)
+      .value("tensor", ScaleMode::tensor)
+      .value("rowwise", ScaleMode::rowwise)
+      .value("block", ScaleMode::block);
   py::enum_<Layout>(m, "Layout").value("NN", Layout::NN).value("TN", Layout::TN);
   py::enum_<Accum>(m, "Accum").value("f32", Accum::f32).value("f16", Accum::f16);
   py::enum_<Activation>(m, "Activation")
@@ -745,20 +788,26 @@ PYBIND11_MODULE(_core, m) {
       d["family"] = k.family;
       d["arch"] = "sm_" + std::to_string(k.arch) + (k.arch >= 90 ? "a" : "");
       d["description"] = k.description;
-      py::list dt, lay, acc;
-      for (DType t : {DType::f16, DType::bf16})
+      py::list dt, out_dt, lay, acc;
+      for (DType t : {DType::f16, DType::bf16, DType::e4m3, DType::e5m2})
         if (k.dtypes & bit(t)) dt.append(to_string(t));
+      for (DType t : {DType::f16, DType::bf16, DType::f32})
+        if (k.out_dtypes & bit(t)) out_dt.append(to_string(t));
       for (Layout l : {Layout::NN, Layout::TN})
         if (k.layouts & bit(l)) lay.append(to_string(l));
       for (Accum a : {Accum::f32, Accum::f16})
         if (k.accums & bit(a)) acc.append(to_string(a));
       d["dtypes"] = dt, d["layouts"] = lay, d["accumulators"] = acc;
+      d["out_dtypes"] = k.out_dtypes ? out_dt : dt;
       d["tile"] = py::make_tuple(k.tile_m, k.tile_n, k.tile_k);
       d["stages"] = k.stages;
       py::list feats;
       if (k.features & kEpilogue) feats.append("epilogue");
       if (k.features & kBatched) feats.append("batched");
       if (k.features & kSplitK) feats.append("split_k");
+      if (k.features & kScaledTensor) feats.append("scale_tensor");
+      if (k.features & kScaledRow) feats.append("scale_rowwise");
+      if (k.features & kScaledBlock) feats.append("scale_block");
       d["features"] = feats;
       d["built"] = k.launch != nullptr;
       d["runnable"] = r.ok();
@@ -772,12 +821,16 @@ PYBIND11_MODULE(_core, m) {
   m.def(
       "plan",
       [](const std::string& kernel, int64_t M, int64_t N, int64_t K, DType dtype, Layout layout, Accum accum,
-         bool plain, int64_t batch, int split_k, int device) {
+         bool plain, int64_t batch, int split_k, int device, std::optional<DType> dtype_b, std::optional<DType> dtype_c,
+         ScaleMode scale_mode) {
         const DeviceGuard on(device);
         check(on.status);
         GemmArgs g;
         g.M = M, g.N = N, g.K = K, g.dtype = dtype, g.layout = layout, g.accum = accum, g.batch = batch;
         g.split_k = split_k;
+        if (dtype_b) g.dtype_b = *dtype_b;
+        if (dtype_c) g.dtype_c = *dtype_c;
+        g.scales.mode = scale_mode;
         if (!plain) g.epilogue.alpha = 2.0f;  // any non-plain epilogue: only plain() is part of the plan
         const Plan* p = nullptr;
         Status s;
@@ -791,6 +844,8 @@ PYBIND11_MODULE(_core, m) {
       },
       py::arg("kernel"), py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype"), py::arg("layout"),
       py::arg("accum"), py::arg("plain"), py::arg("batch"), py::arg("split_k"), py::arg("device") = -1,
+      py::kw_only(), py::arg("dtype_b") = py::none(), py::arg("dtype_c") = py::none(),
+      py::arg("scale_mode") = ScaleMode::none,
       "-> (plan handle, kernel name, workspace bytes) for a shape on the current device (cached).");
 
   // The per-call path: Python builds one RunArgs per call -- the fields every

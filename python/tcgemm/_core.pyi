@@ -6,6 +6,16 @@ import numpy as np
 class DType:
     float16: DType
     bfloat16: DType
+    float8_e4m3fn: DType  # operands only
+    float8_e5m2: DType  # operands only, never both
+    float32: DType  # outputs only
+
+class ScaleMode:
+    """torch._scaled_mm's scale modes: D = act(scale_a * scale_b * (A B) + bias)."""
+    none: ScaleMode
+    tensor: ScaleMode  # one float each
+    rowwise: ScaleMode  # A: M, B: N
+    block: ScaleMode  # A: M x ceil(K/128), B: ceil(N/128) x ceil(K/128)
 
 class Layout:
     NN: Layout
@@ -28,7 +38,9 @@ class BiasType:
 
 # Keyword options of gemm / time_gemm / check_args (GemmArgs' optional fields):
 #   batch, stride_a, stride_b, stride_c, alpha, beta, source, ld_source, stride_source,
-#   bias, bias_type (BiasType), activation (Activation), split_k
+#   bias, bias_type (BiasType), activation (Activation), split_k,
+#   dtype_b, dtype_c (DType; default: dtype), scale_mode (ScaleMode), scale_a, scale_b (fp32 device
+#   pointers), scale_a_strides, scale_b_strides ((row, 128-K block) element strides)
 
 class DeviceBuffer:
     def __init__(self, rows: int, cols: int, dtype: DType, stream: int = 0, fill: str = "all") -> None: ...
@@ -62,7 +74,8 @@ def time_gemm(kernel: str, rotation: list[tuple[int, int, int]], M: int, N: int,
               stream: int, **options: Any) -> list[float]: ...
 # The planned call path: plan once per shape (cached), then run = checks + one launch.
 def plan(kernel: str, M: int, N: int, K: int, dtype: DType, layout: Layout, accum: Accum, plain: bool, batch: int,
-         split_k: int, device: int = -1) -> tuple[int, str, int]: ...
+         split_k: int, device: int = -1, *, dtype_b: DType | None = None, dtype_c: DType | None = None,
+         scale_mode: ScaleMode = ...) -> tuple[int, str, int]: ...
 class RunArgs:
     """One planned launch: the plan handle and what the plan does not fix. Built once per call."""
     plan: int
@@ -88,11 +101,19 @@ class RunArgs:
     stride_a: int
     stride_b: int
     stride_c: int
+    scale_a: int  # FP8 scales (the plan fixes the mode): fp32 device pointers, element strides
+    scale_b: int
+    scale_a_stride: int
+    scale_a_stride_k: int
+    scale_b_stride: int
+    scale_b_stride_k: int
     def __init__(self, plan: int, a: int, b: int, c: int, lda: int, ldb: int, ldc: int, stream: int, workspace: int,
                  workspace_bytes: int, grid_swizzle: bool) -> None: ...
     def set_epilogue(self, alpha: float, beta: float, source: int, ld_source: int, stride_source: int, bias: int,
                      bias_type: int, activation: int) -> None: ...
     def set_batch(self, batch: int, stride_a: int, stride_b: int, stride_c: int) -> None: ...
+    def set_scales(self, scale_a: int, scale_b: int, scale_a_stride: int, scale_a_stride_k: int, scale_b_stride: int,
+                   scale_b_stride_k: int) -> None: ...
 def run(args: RunArgs, /) -> None: ...
 def capture_status(stream: int) -> str: ...
 def time_tensor_map_encode(n: int = 1000) -> float: ...

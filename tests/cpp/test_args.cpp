@@ -40,6 +40,53 @@ int main() {
   { GemmArgs a = good(); a.layout = Layout::TN; a.ldb = 24; CHECK(rejects(a, "ldb")); }
   { GemmArgs a = good(); a.dtype = static_cast<DType>(7); CHECK(rejects(a, "dtype")); }
 
+  // FP8: one operand may be e5m2, never both; the output is 16- or 32-bit;
+  // rows are 16 bytes (16 FP8 elements); scales only with FP8 operands.
+  auto fp8 = [] {
+    GemmArgs a = good();
+    a.dtype = DType::e4m3, a.dtype_c = DType::bf16, a.layout = Layout::TN;
+    a.lda = 32, a.ldb = 32, a.ldc = 56;
+    return a;
+  };
+  CHECK(check_args(fp8()).ok());
+  CHECK(fp8().b_type() == DType::e4m3 && fp8().c_type() == DType::bf16);
+  CHECK(good().b_type() == DType::f16 && good().c_type() == DType::f16);
+  { GemmArgs a = fp8(); a.dtype_b = DType::e5m2; CHECK(check_args(a).ok()); }
+  { GemmArgs a = fp8(); a.dtype = DType::e5m2; CHECK(check_args(a).ok()); }
+  { GemmArgs a = fp8(); a.dtype = a.dtype_b = DType::e5m2; CHECK(rejects(a, "float8_e5m2 x float8_e5m2")); }
+  { GemmArgs a = fp8(); a.dtype_c = kSameAsA; CHECK(rejects(a, "output dtype")); }
+  { GemmArgs a = fp8(); a.dtype_c = DType::f32; a.ldc = 52; CHECK(check_args(a).ok()); }
+  { GemmArgs a = fp8(); a.dtype_c = DType::f32; a.ldc = 54; CHECK(rejects(a, "multiple of 4")); }
+  { GemmArgs a = fp8(); a.lda = 40; CHECK(rejects(a, "lda = 40 must be a multiple of 16")); }
+  { GemmArgs a = good(); a.dtype_b = DType::bf16; CHECK(rejects(a, "same dtype")); }
+  { GemmArgs a = good(); a.dtype_b = DType::e4m3; CHECK(rejects(a, "same dtype")); }
+  { GemmArgs a = good(); a.dtype = DType::f32; CHECK(rejects(a, "operand dtype")); }
+  {
+    alignas(16) static float sa[4], sb[4];
+    GemmArgs a = fp8();
+    a.scales.mode = ScaleMode::tensor, a.scales.a = sa, a.scales.b = sb;
+    CHECK(check_args(a).ok());
+    { GemmArgs b = a; b.scales.b = nullptr; CHECK(rejects(b, "both scale pointers")); }
+    { GemmArgs b = a; b.scales.a = reinterpret_cast<const float*>(reinterpret_cast<const char*>(sa) + 2);
+      CHECK(rejects(b, "4-byte aligned")); }
+    { GemmArgs b = a; b.scales.mode = static_cast<ScaleMode>(9); CHECK(rejects(b, "scale mode")); }
+    { GemmArgs b = a; b.batch = 2, b.batch_stride_c = 100 * 56; CHECK(rejects(b, "batch = 1")); }
+    { GemmArgs b = a; b.dtype = DType::f16, b.dtype_c = kSameAsA, b.layout = Layout::NN, b.ldb = 56;
+      CHECK(rejects(b, "scales are for FP8")); }
+  }
+  // Every fp16/bf16 kernel refuses FP8 operands, a mixed B, another output and scales.
+  for (const auto& k : kernels()) {
+    if (k.dtypes & (bit(DType::e4m3) | bit(DType::e5m2))) continue;
+    SCOPED_CASE("%s", k.name);
+    GemmArgs a = fp8();
+    CHECK(check_supports(k, a).code == StatusCode::not_supported);
+    GemmArgs h = good();
+    h.dtype = DType::f16, h.dtype_c = DType::f32;
+    CHECK(check_supports(k, h).message.find("output dtype float32") != std::string::npos);
+    h.dtype_c = kSameAsA, h.scales.mode = ScaleMode::rowwise;
+    CHECK(check_supports(k, h).message.find("scale mode 'rowwise'") != std::string::npos);
+  }
+
   CHECK(pitch_for(1) == 8);
   CHECK(pitch_for(8) == 8);
   CHECK(pitch_for(9) == 16);

@@ -20,7 +20,7 @@ Status check_args(const GemmArgs& args);
 
 // What a call of a shape resolves to on the current device: the kernel
 // ("auto" resolved, runnable, supporting the arguments) and the workspace it
-// needs. Depends on the shape, dtype, layout, accumulator, whether the
+// needs. Depends on the shape, dtypes, scale mode, layout, accumulator, whether the
 // epilogue is plain, the batch count and split_k -- never on pointers -- so
 // plan_gemm caches it (per device): a repeated shape is a lookup.
 struct Plan {
@@ -29,9 +29,10 @@ struct Plan {
   int device = -1;
   // The shape it was made for (run_plan checks the call against it).
   int64_t M = 0, N = 0, K = 0, batch = 1;
-  DType dtype = DType::f16;
+  DType dtype = DType::f16, dtype_b = DType::f16, dtype_c = DType::f16;  // A's, B's, C's
   Layout layout = Layout::NN;
   Accum accum = Accum::f32;
+  ScaleMode scale_mode = ScaleMode::none;
   bool plain = true;
   int split_k = 0;
 };

@@ -20,14 +20,23 @@ enum Feature : unsigned {
   kEpilogue = 1u << 0,  // alpha, beta * source, bias, activation (GemmArgs::epilogue)
   kBatched = 1u << 1,   // GemmArgs::batch > 1 in one launch
   kSplitK = 1u << 2,    // GemmArgs::split_k: K slices reduced in a fixed order
+  // GemmArgs::scales, one bit per ScaleMode (FP8 kernels; the fp16/bf16 ones take none).
+  kScaledTensor = 1u << 3,
+  kScaledRow = 1u << 4,
+  kScaledBlock = 1u << 5,
 };
+
+// The Feature bit of a scale mode (0 for ScaleMode::none, which every kernel takes).
+constexpr unsigned scale_feature(ScaleMode m) {
+  return m == ScaleMode::tensor ? kScaledTensor : m == ScaleMode::rowwise ? kScaledRow : m == ScaleMode::block ? kScaledBlock : 0u;
+}
 
 struct KernelInfo {
   const char* name;         // stable: "<family>.<variant>", the family's name first
   const char* family;       // "sm89", "sm90", "sm100"
   const char* description;  // one line: the idea this variant adds over the previous one
   int arch;                 // compute capability it needs, e.g. 89, 90, 100
-  unsigned dtypes;          // bit(DType) mask
+  unsigned dtypes;          // bit(DType) mask of A's and B's element types
   unsigned layouts;         // bit(Layout) mask
   unsigned accums;          // bit(Accum) mask
   int tile_m, tile_n, tile_k;
@@ -38,6 +47,7 @@ struct KernelInfo {
   std::vector<int> sass_for;
   unsigned features = 0;    // Feature mask
   WorkspaceFn workspace = nullptr;  // nullptr: never needs a workspace
+  unsigned out_dtypes = 0;  // bit(DType) mask of C's element types; 0: C's type is A's
 };
 
 // Every registered kernel, built or not, in ladder order.
@@ -49,8 +59,8 @@ const KernelInfo* find_kernel(const std::string& name);
 // Why `k` cannot run on the current device, or ok.
 Status check_runnable(const KernelInfo& k);
 
-// Why `k` cannot take these arguments (dtype, layout, accumulator, epilogue,
-// batch, split-K), or ok.
+// Why `k` cannot take these arguments (dtypes, layout, accumulator, epilogue,
+// batch, split-K, scale mode), or ok.
 Status check_supports(const KernelInfo& k, const GemmArgs& args);
 
 // The kernel that `auto` picks for these arguments on the current device.

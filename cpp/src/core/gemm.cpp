@@ -15,7 +15,22 @@ namespace tcgemm {
 
 Status check_args(const GemmArgs& a) {
   auto bad = [](const std::string& m) { return Status::Error(StatusCode::invalid_argument, m); };
-  if (static_cast<int>(a.dtype) < 0 || static_cast<int>(a.dtype) > 1) return bad("unknown dtype");
+  // Operand types: fp16/bf16 (both the same) or FP8, where one operand may be
+  // e5m2 if the other is e4m3 (torch._scaled_mm's rule: e5m2's 2-bit mantissa
+  // on both sides loses too much; PTX allows it, torch and cuBLASLt refuse it).
+  auto operand = [](DType d) { return d == DType::f16 || d == DType::bf16 || is_fp8(d); };
+  if (!operand(a.dtype)) return bad("unknown operand dtype (A: float16, bfloat16, float8_e4m3fn or float8_e5m2)");
+  if (a.dtype_b != kSameAsA && !operand(a.dtype_b)) return bad("unknown dtype of B");
+  const DType tb = a.b_type(), tc = a.c_type();
+  if (tb != a.dtype && !(is_fp8(a.dtype) && is_fp8(tb)))
+    return bad(std::string("A and B must have the same dtype unless both are FP8 (got ") + to_string(a.dtype) +
+               " and " + to_string(tb) + ")");
+  if (a.dtype == DType::e5m2 && tb == DType::e5m2)
+    return bad("float8_e5m2 x float8_e5m2 is not supported (one operand must be float8_e4m3fn, as torch._scaled_mm)");
+  if (a.dtype_c != kSameAsA && !(tc == DType::f16 || tc == DType::bf16 || tc == DType::f32))
+    return bad("unknown output dtype (float16, bfloat16 or float32)");
+  if (is_fp8(a.dtype) && is_fp8(tc))
+    return bad("FP8 operands need an output dtype (dtype_c): float16, bfloat16 or float32");
   if (static_cast<int>(a.layout) < 0 || static_cast<int>(a.layout) > 1) return bad("unknown layout");
   if (static_cast<int>(a.accum) < 0 || static_cast<int>(a.accum) > 1) return bad("unknown accumulator");
   if (a.M < 1 || a.N < 1 || a.K < 1)
@@ -27,24 +42,28 @@ Status check_args(const GemmArgs& a) {
   if (misaligned(a.A) || misaligned(a.B) || misaligned(a.C))
     return bad("A, B and C must be 16-byte aligned (cp.async/TMA move 16-byte chunks)");
   const int64_t b_cols = a.layout == Layout::NN ? a.N : a.K;  // elements per stored row of B
-  struct Ld { const char* name; int64_t ld, min; } lds[] = {{"lda", a.lda, a.K}, {"ldb", a.ldb, b_cols}, {"ldc", a.ldc, a.N}};
+  // 16-byte rows: the element count that is depends on the element's size.
+  struct Ld { const char* name; int64_t ld, min; int per16; } lds[] = {{"lda", a.lda, a.K, 16 / element_bytes(a.dtype)},
+                                                                      {"ldb", a.ldb, b_cols, 16 / element_bytes(tb)},
+                                                                      {"ldc", a.ldc, a.N, 16 / element_bytes(tc)}};
   for (const auto& l : lds) {
     if (l.ld < l.min)
       return bad(std::string(l.name) + " = " + std::to_string(l.ld) + " is smaller than the row length " + std::to_string(l.min));
-    if (l.ld % 8 != 0)
-      return bad(std::string(l.name) + " = " + std::to_string(l.ld) +
-                 " must be a multiple of 8 elements (16-byte rows; DeviceBuffer pads for you)");
+    if (l.ld % l.per16 != 0)
+      return bad(std::string(l.name) + " = " + std::to_string(l.ld) + " must be a multiple of " + std::to_string(l.per16) +
+                 " elements (16-byte rows; DeviceBuffer pads for you)");
   }
   // Batches.
   if (a.batch < 1 || a.batch > INT_MAX) return bad("batch must be in 1 .. 2^31-1 (got " + std::to_string(a.batch) + ")");
-  struct Stride { const char* name; int64_t v; } strides[] = {{"batch_stride_a", a.batch_stride_a},
-                                                              {"batch_stride_b", a.batch_stride_b},
-                                                              {"batch_stride_c", a.batch_stride_c},
-                                                              {"batch_stride_source", a.epilogue.batch_stride_source}};
+  struct Stride { const char* name; int64_t v; int per16; } strides[] = {
+      {"batch_stride_a", a.batch_stride_a, 16 / element_bytes(a.dtype)},
+      {"batch_stride_b", a.batch_stride_b, 16 / element_bytes(tb)},
+      {"batch_stride_c", a.batch_stride_c, 16 / element_bytes(tc)},
+      {"batch_stride_source", a.epilogue.batch_stride_source, 16 / element_bytes(tc)}};
   for (const auto& st : strides)
-    if (st.v < 0 || st.v % 8 != 0)
-      return bad(std::string(st.name) + " = " + std::to_string(st.v) +
-                 " must be a non-negative multiple of 8 elements (each matrix starts 16-byte aligned)");
+    if (st.v < 0 || st.v % st.per16 != 0)
+      return bad(std::string(st.name) + " = " + std::to_string(st.v) + " must be a non-negative multiple of " +
+                 std::to_string(st.per16) + " elements (each matrix starts 16-byte aligned)");
   if (a.batch > 1 && a.batch_stride_c < a.M * a.ldc)
     return bad("batch_stride_c = " + std::to_string(a.batch_stride_c) + " < M * ldc = " + std::to_string(a.M * a.ldc) +
                ": the output matrices of a batch would overlap");
@@ -55,12 +74,26 @@ Status check_args(const GemmArgs& a) {
   if (e.beta != 0.0f) {
     if (!e.source) return bad("beta != 0 needs a source matrix (matmul's c)");
     if (misaligned(e.source)) return bad("the source matrix must be 16-byte aligned");
-    if (e.ld_source < a.N || e.ld_source % 8 != 0)
-      return bad("ld_source = " + std::to_string(e.ld_source) + " must be >= N and a multiple of 8 elements");
+    const int per16 = 16 / element_bytes(tc);
+    if (e.ld_source < a.N || e.ld_source % per16 != 0)
+      return bad("ld_source = " + std::to_string(e.ld_source) + " must be >= N and a multiple of " +
+                 std::to_string(per16) + " elements");
   }
   if (e.bias && reinterpret_cast<uintptr_t>(e.bias) % 4 != 0) return bad("bias must be 4-byte aligned");
   if (a.split_k < 0 || a.split_k > 256) return bad("split_k must be in 0 .. 256 (0: the kernel chooses)");
   if (a.workspace && misaligned(a.workspace)) return bad("the workspace must be 16-byte aligned");
+  // Scales.
+  const Scales& sc = a.scales;
+  if (static_cast<int>(sc.mode) < 0 || static_cast<int>(sc.mode) > 3) return bad("unknown scale mode");
+  if (sc.mode != ScaleMode::none) {
+    if (!is_fp8(a.dtype)) return bad(std::string("scales are for FP8 operands (A is ") + to_string(a.dtype) + ")");
+    if (!sc.a || !sc.b) return bad("scale mode " + std::string(to_string(sc.mode)) + " needs both scale pointers");
+    if (reinterpret_cast<uintptr_t>(sc.a) % 4 != 0 || reinterpret_cast<uintptr_t>(sc.b) % 4 != 0)
+      return bad("the scales must be 4-byte aligned fp32");
+    if (sc.a_stride < 0 || sc.a_stride_k < 0 || sc.b_stride < 0 || sc.b_stride_k < 0)
+      return bad("scale strides must be non-negative");
+    if (a.batch > 1) return bad("scaled GEMMs take one matrix (batch = 1)");
+  }
   return Status::Ok();
 }
 
@@ -83,11 +116,12 @@ Status resolve(const GemmArgs& args, const std::string& kernel, const KernelInfo
   return Status::Ok();
 }
 
-using PlanKey = std::tuple<int, int64_t, int64_t, int64_t, int64_t, int, int, int, bool, int, std::string>;
+using PlanKey = std::tuple<int, int64_t, int64_t, int64_t, int64_t, int, int, int, bool, int, std::string, int, int, int>;
 
 PlanKey key_of(int device, const GemmArgs& a, const std::string& kernel) {
   return PlanKey{device, a.M, a.N, a.K, a.batch, static_cast<int>(a.dtype), static_cast<int>(a.layout),
-                 static_cast<int>(a.accum), a.epilogue.plain(), a.split_k, kernel.empty() ? "auto" : kernel};
+                 static_cast<int>(a.accum), a.epilogue.plain(), a.split_k, kernel.empty() ? "auto" : kernel,
+                 static_cast<int>(a.b_type()), static_cast<int>(a.c_type()), static_cast<int>(a.scales.mode)};
 }
 
 }  // namespace
@@ -123,7 +157,8 @@ Status plan_gemm(const GemmArgs& shape, const std::string& kernel, const Plan** 
   TCGEMM_TRY(resolve(shape, kernel, &p.kernel));
   TCGEMM_TRY(workspace_size(*p.kernel, shape, &p.workspace_bytes));
   p.device = dev, p.M = shape.M, p.N = shape.N, p.K = shape.K, p.batch = shape.batch;
-  p.dtype = shape.dtype, p.layout = shape.layout, p.accum = shape.accum;
+  p.dtype = shape.dtype, p.dtype_b = shape.b_type(), p.dtype_c = shape.c_type();
+  p.layout = shape.layout, p.accum = shape.accum, p.scale_mode = shape.scales.mode;
   p.plain = shape.epilogue.plain(), p.split_k = shape.split_k;
   std::lock_guard<std::mutex> lock(mu);
   auto it = index.find(key);
@@ -137,7 +172,8 @@ Status plan_gemm(const GemmArgs& shape, const std::string& kernel, const Plan** 
 Status run_plan(const Plan& plan, const GemmArgs& args) {
   TCGEMM_TRY(check_args(args));
   if (args.M != plan.M || args.N != plan.N || args.K != plan.K || args.batch != plan.batch ||
-      args.dtype != plan.dtype || args.layout != plan.layout || args.accum != plan.accum ||
+      args.dtype != plan.dtype || args.b_type() != plan.dtype_b || args.c_type() != plan.dtype_c ||
+      args.scales.mode != plan.scale_mode || args.layout != plan.layout || args.accum != plan.accum ||
       args.epilogue.plain() != plan.plain || args.split_k != plan.split_k)
     return Status::Error(StatusCode::invalid_argument, "run_plan: the arguments do not match the plan's shape");
   int dev = -1;

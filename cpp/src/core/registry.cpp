@@ -77,6 +77,11 @@ Status check_supports(const KernelInfo& k, const GemmArgs& a) {
     return Status::Error(StatusCode::not_supported, std::string("kernel '") + k.name + "' does not support " + what);
   };
   if (!(k.dtypes & bit(a.dtype))) return fail(std::string("dtype ") + to_string(a.dtype));
+  if (!(k.dtypes & bit(a.b_type()))) return fail(std::string("dtype ") + to_string(a.b_type()) + " for B");
+  if (k.out_dtypes ? !(k.out_dtypes & bit(a.c_type())) : a.c_type() != a.dtype)
+    return fail(std::string("output dtype ") + to_string(a.c_type()) + " with " + to_string(a.dtype) + " operands");
+  if (a.scales.mode != ScaleMode::none && !(k.features & scale_feature(a.scales.mode)))
+    return fail(std::string("scale mode '") + to_string(a.scales.mode) + "'");
   if (!(k.layouts & bit(a.layout))) return fail(std::string("layout ") + to_string(a.layout));
   if (!(k.accums & bit(a.accum))) return fail(std::string("accumulate='") + to_string(a.accum) + "'");
   if (a.dtype == DType::bf16 && a.accum == Accum::f16)
@@ -113,7 +118,9 @@ const KernelInfo* pick_auto(const GemmArgs& args, Status* why) {
   for (auto it = all.rbegin(); it != all.rend(); ++it)
     if (usable(*it)) return &*it;
   *why = Status::Error(StatusCode::not_runnable,
-                       "no built kernel can run " + std::string(to_string(args.dtype)) + " accumulate='" +
+                       "no built kernel can run " + std::string(to_string(args.dtype)) + " x " +
+                           to_string(args.b_type()) + " -> " + to_string(args.c_type()) + " (scales '" +
+                           to_string(args.scales.mode) + "') accumulate='" +
                            to_string(args.accum) + "' on " + dev.name + " (sm_" + std::to_string(dev.cc) +
                            "; built for " + built_archs() + ")");
   return nullptr;

@@ -3,7 +3,27 @@
 
 namespace tcgemm {
 
-const char* to_string(DType d) { return d == DType::f16 ? "float16" : "bfloat16"; }
+// NumPy's / torch's names (ml_dtypes' for the FP8 formats).
+const char* to_string(DType d) {
+  switch (d) {
+    case DType::f16: return "float16";
+    case DType::bf16: return "bfloat16";
+    case DType::e4m3: return "float8_e4m3fn";
+    case DType::e5m2: return "float8_e5m2";
+    case DType::f32: return "float32";
+  }
+  return "unknown";
+}
+
+const char* to_string(ScaleMode m) {
+  switch (m) {
+    case ScaleMode::none: return "none";
+    case ScaleMode::tensor: return "tensor";
+    case ScaleMode::rowwise: return "rowwise";
+    case ScaleMode::block: return "block";
+  }
+  return "unknown";
+}
 const char* to_string(Layout l) { return l == Layout::NN ? "NN" : "TN"; }
 const char* to_string(Accum a) { return a == Accum::f32 ? "f32" : "f16"; }
 
