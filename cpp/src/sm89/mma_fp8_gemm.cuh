@@ -354,4 +354,72 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_fp8_gemm_ke
   }
 }
 
+// ---- host side.
+template <class Cfg, DType TA, DType TB, DType TC, bool kBlock>
+Status launch_fp8(const GemmArgs& a) {
+  const auto kernel = mma_fp8_gemm_kernel<Cfg, TA, TB, TC, kBlock>;
+  constexpr int smem = Cfg::template smem_bytes<Layout::TN>();
+  // Above 48 KB a block's dynamic shared memory must be opted into (sm_89
+  // allows 99 KB per block: every FP8 configuration stays within it).
+  static_assert(smem <= 99 * 1024, "an sm_89 block has at most 99 KB of shared memory");
+  if constexpr (smem > 48 * 1024) TCGEMM_TRY(opt_in_smem(kernel, smem));
+  const Scales& s = a.scales;
+  Fp8Params p{static_cast<const uint8_t*>(a.A), static_cast<const uint8_t*>(a.B), a.C, static_cast<int>(a.M),
+              static_cast<int>(a.N), static_cast<int>(a.K), a.lda, a.ldb, a.ldc,
+              static_cast<int>(ceil_div(a.M, Cfg::BM)), static_cast<int>(ceil_div(a.N, Cfg::BN)), a.grid_swizzle,
+              a.epilogue, nullptr, nullptr, 0, 0, 0, 0};
+  if (s.mode != ScaleMode::none) p.sa = s.a, p.sb = s.b;  // tensor: every stride 0
+  if (s.mode == ScaleMode::rowwise || s.mode == ScaleMode::block) p.sa_row = s.a_stride, p.sb_col = s.b_stride;
+  if (s.mode == ScaleMode::block) p.sa_k = s.a_stride_k, p.sb_k = s.b_stride_k;
+  const int64_t blocks = static_cast<int64_t>(p.tiles_m) * p.tiles_n;
+  if (blocks > 0x7fffffff) return Status::Error(StatusCode::not_supported, "too many output tiles for one grid");
+  kernel<<<static_cast<unsigned>(blocks), Cfg::THREADS, smem, a.stream>>>(p);
+  return check_launch("mma_fp8_gemm_kernel");
+}
+
+// One operand pair of an entry: the output type and (kBlockScales entries)
+// the block-scale promotion chosen at run time.
+template <class Cfg, DType TA, DType TB, bool kBlockScales>
+Status launch_fp8_outputs(const GemmArgs& a) {
+  const bool block = a.scales.mode == ScaleMode::block;
+  if constexpr (kBlockScales) {
+    if (block) {
+      switch (a.c_type()) {
+        case DType::bf16: return launch_fp8<Cfg, TA, TB, DType::bf16, true>(a);
+        case DType::f16: return launch_fp8<Cfg, TA, TB, DType::f16, true>(a);
+        case DType::f32: return launch_fp8<Cfg, TA, TB, DType::f32, true>(a);
+        default: break;
+      }
+      return Status::Error(StatusCode::not_supported, "FP8 output: bfloat16, float16 or float32");
+    }
+  } else if (block) {
+    return Status::Error(StatusCode::not_supported,
+                         "block scales need a fresh fp32 fragment per 128-K block, which this entry's 64x64 warp "
+                         "tile has no registers for: use sm89.fp8_mma.s3");
+  }
+  switch (a.c_type()) {
+    case DType::bf16: return launch_fp8<Cfg, TA, TB, DType::bf16, false>(a);
+    case DType::f16: return launch_fp8<Cfg, TA, TB, DType::f16, false>(a);
+    case DType::f32: return launch_fp8<Cfg, TA, TB, DType::f32, false>(a);
+    default: break;
+  }
+  return Status::Error(StatusCode::not_supported, "FP8 output: bfloat16, float16 or float32");
+}
+
+// An entry's launch: TN only (the header says why), then the operand pair.
+using Fp8PairFn = Status (*)(const GemmArgs&);
+inline Status launch_fp8_pairs(const GemmArgs& a, Fp8PairFn e4m3_e4m3, Fp8PairFn e4m3_e5m2, Fp8PairFn e5m2_e4m3) {
+  if (a.layout != Layout::TN)
+    return Status::Error(StatusCode::not_supported,
+                         "FP8 mma.sync takes B K-major only (PTX: m16n8k32 .e4m3/.e5m2 is .row.col, and "
+                         "ldmatrix.trans moves 16-bit elements, not bytes): pass B as the transpose of an N x K "
+                         "matrix (x @ w.T), or transpose B first");
+  if (a.batch != 1) return Status::Error(StatusCode::not_supported, "FP8 kernels take one matrix (batch = 1)");
+  const DType ta = a.dtype, tb = a.b_type();
+  if (ta == DType::e4m3 && tb == DType::e4m3) return e4m3_e4m3(a);
+  if (ta == DType::e4m3 && tb == DType::e5m2) return e4m3_e5m2(a);
+  if (ta == DType::e5m2 && tb == DType::e4m3) return e5m2_e4m3(a);
+  return Status::Error(StatusCode::not_supported, "FP8 operands: e4m3 x e4m3, e4m3 x e5m2 or e5m2 x e4m3");
+}
+
 }  // namespace tcgemm::sm89
