@@ -22,7 +22,8 @@ def test_build_info_and_kernel_table():
         assert set(k) >= {"name", "family", "arch", "dtypes", "layouts", "accumulators", "tile", "stages",
                           "built", "runnable", "why_not"}
         assert k["runnable"] == (k["why_not"] == "")
-        assert set(k["dtypes"]) <= {"float16", "bfloat16"} and set(k["layouts"]) <= {"NN", "TN"}
+        assert set(k["dtypes"]) <= {"float16", "bfloat16", "float8_e4m3fn", "float8_e5m2"}
+        assert set(k["layouts"]) <= {"NN", "TN"}
 
 
 @pytest.mark.skipif(HAS_GPU, reason="checks the behaviour without a GPU")
