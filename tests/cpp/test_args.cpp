@@ -52,7 +52,7 @@ int main() {
   CHECK(fp8().b_type() == DType::e4m3 && fp8().c_type() == DType::bf16);
   CHECK(good().b_type() == DType::f16 && good().c_type() == DType::f16);
   { GemmArgs a = fp8(); a.dtype_b = DType::e5m2; CHECK(check_args(a).ok()); }
-  { GemmArgs a = fp8(); a.dtype = DType::e5m2; CHECK(check_args(a).ok()); }
+  { GemmArgs a = fp8(); a.dtype = DType::e5m2, a.dtype_b = DType::e4m3; CHECK(check_args(a).ok()); }
   { GemmArgs a = fp8(); a.dtype = a.dtype_b = DType::e5m2; CHECK(rejects(a, "float8_e5m2 x float8_e5m2")); }
   { GemmArgs a = fp8(); a.dtype_c = kSameAsA; CHECK(rejects(a, "output dtype")); }
   { GemmArgs a = fp8(); a.dtype_c = DType::f32; a.ldc = 52; CHECK(check_args(a).ok()); }
