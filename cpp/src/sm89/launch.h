@@ -37,7 +37,8 @@ namespace tcgemm::sm89 {
   X(4, mma_spread, 3, 128, 128, 64, 2, 2, 3, true, true, true, 2, true, true, true)  \
   X(4, mma_spread_8w, 3, 128, 256, 64, 2, 4, 3, true, true, true, 1, true, true, true) \
   X(5, mma_unroll, 3, 128, 128, 64, 2, 2, 3, true, true, true, 2, true, true, true, true) \
-  X(5, mma_unroll_8w, 3, 128, 256, 64, 2, 4, 3, true, true, true, 1, true, true, true, true)
+  X(5, mma_unroll_8w, 3, 128, 256, 64, 2, 4, 3, true, true, true, 1, true, true, true, true) \
+  X(6, mma_spread_8w_k32, 4, 128, 256, 32, 2, 4, 4, true, true, true, 1, true, true, true)
 
 #define TCGEMM_SM89_DECLARE(part, variant, stages, ...) Status launch_##variant##_s##stages(const GemmArgs& a);
 TCGEMM_SM89_LADDER(TCGEMM_SM89_DECLARE)

@@ -29,6 +29,8 @@ std::vector<KernelInfo> sm89_kernels() {
       {"mma_spread_8w", "mma_spread on one 8-warp 128x256 block per SM", 128, 256, 64},
       {"mma_unroll", "mma_spread with its whole-slice iterations unrolled by the stage count: every pipeline slot a constant, folded into the ldmatrix/cp.async addresses (2.24 -> ~1.9 instructions per MMA)", 128, 128, 64},
       {"mma_unroll_8w", "mma_unroll on one 8-warp 128x256 block per SM", 128, 256, 64},
+      {"mma_spread_8w_k32", "mma_spread_8w with CUTLASS sm80's 128x256x32 4-stage tile (32-deep slices, one more "
+                            "stage in flight); compiled, not run on a GPU", 128, 256, 32},
   };
   std::vector<KernelInfo> v;
   auto add = [&](const char* name, const Step& s, int stages, LaunchFn fn) {
