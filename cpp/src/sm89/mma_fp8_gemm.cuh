@@ -23,9 +23,9 @@
 //   block            promotion per 128-K block: a slice is one 128-K block,
 //                    its MMAs accumulate into fresh fp32 fragments, which are
 //                    then added to the running accumulators times
-//                    scale_a[row][kb] * scale_b[col / 128][kb]. mma.sync's
-//                    fp32 accumulation is full fp32 on Ada, so the promotion
-//                    is for the scales only, not for accumulator precision.
+//                    scale_a[row][kb] * scale_b[col / 128][kb] (FFMA, IEEE
+//                    fp32). Whatever the MMA's own accumulation keeps, a
+//                    fragment never sums more than 128 K before it.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
