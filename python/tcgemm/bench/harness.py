@@ -131,7 +131,8 @@ def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumul
                 if bar:
                     bar.update(1)
                 continue
-            if dname not in [{"float16": "fp16", "bfloat16": "bf16"}[x] for x in k["dtypes"]] or \
+            # (FP8 entries take neither fp16 nor bf16: the table skips them)
+            if dname not in [{"float16": "fp16", "bfloat16": "bf16"}.get(x) for x in k["dtypes"]] or \
                     layout not in k["layouts"] or accumulate not in k["accumulators"]:
                 if bar:
                     bar.update(1)
