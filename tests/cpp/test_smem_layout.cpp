@@ -135,5 +135,26 @@ int main() {
     }
   CHECK(a_cells.size() == 16 * 32 && *a_cells.rbegin() == 16 * 32 - 1);
   CHECK(b_cells.size() == 8 * 32 && *b_cells.rbegin() == 8 * 32 - 1);
+  // sm_90's two f16 MMAs per k32 step: for each f16 K of MMA h, the FP8 K
+  // that A's and B's registers hold is the same, and the 16 f16 K of MMA h
+  // cover FP8 K 16h .. 16h + 15 once each.
+  for (int h = 0; h < 2; ++h) {
+    int fp8_of[16];
+    for (int& x : fp8_of) x = -1;
+    for (int lane = 0; lane < 32; ++lane)
+      for (int e = 0; e < 2; ++e) {
+        for (int q = 0; q < 4; ++q) {
+          int& x = fp8_of[fp8::f16_a_k(lane, q, e)];
+          CHECK(x == -1 || x == fp8::sm90_a_k(lane, h, q, e));
+          x = fp8::sm90_a_k(lane, h, q, e);
+        }
+        for (int q = 0; q < 2; ++q) {
+          SCOPED_CASE("MMA %d lane %d B register %d half %d", h, lane, q, e);
+          CHECK(fp8_of[fp8::f16_b_k(lane, q, e)] == fp8::sm90_b_k(lane, h, q, e));
+        }
+      }
+    std::set<int> ks(fp8_of, fp8_of + 16);
+    CHECK(ks.size() == 16 && *ks.begin() == 16 * h && *ks.rbegin() == 16 * h + 15);
+  }
   return finish("test_smem_layout");
 }

@@ -47,4 +47,15 @@ TCGEMM_SCHED_FN RowCol ldmatrix_x4_byte(Address address, int lane, int reg, int 
   return {src.row, 16 * src.col + 4 * (lane % 4) + byte};
 }
 
+// sm_90 (mma_fp8_gemm.cuh, step): k32 step = two f16 m16n8k16 MMAs, h = 0, 1.
+// The FP8 K (0..31) that f16 MMA h's register q, half e holds, for A
+// (register r = 2h + q % 2, bytes 2 (q / 2) + e) and B (register h, bytes
+// 2q + e). The f16 fragment's own K (PTX ISA, m16n8k16 .f16): A 2 tig + e +
+// 8 (q / 2), B 2 tig + e + 8q. For the MMA to be right, A and B must map each
+// f16 K to the same FP8 K (tests/cpp/test_smem_layout.cpp).
+TCGEMM_SCHED_FN int sm90_a_k(int lane, int h, int q, int e) { return 16 * h + 4 * (lane % 4) + 2 * (q / 2) + e; }
+TCGEMM_SCHED_FN int sm90_b_k(int lane, int h, int q, int e) { return 16 * h + 4 * (lane % 4) + 2 * q + e; }
+TCGEMM_SCHED_FN int f16_a_k(int lane, int q, int e) { return 2 * (lane % 4) + e + 8 * (q / 2); }
+TCGEMM_SCHED_FN int f16_b_k(int lane, int q, int e) { return 2 * (lane % 4) + e + 8 * q; }
+
 }  // namespace tcgemm::sm89::fp8

@@ -212,6 +212,13 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_fp8_gemm_ke
     uint32_t a[MT][4], b[NT][2];
     frags.load(smem_a + stage * ATile::bytes, smem_b + stage * BTile::bytes, kk, a, b);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    // sm_90 has no FP8 mma.sync in hardware: ptxas lowers m16n8k32 .e4m3 to
+    // F2FP unpacks and two HMMA.16816 itself, and its lowering of these
+    // unrolled steps spills (352 bytes on fp8_mma). Converting each fragment
+    // once per step here (cvt.rn.f16x2.e4m3x2: exact, every e4m3 and e5m2
+    // value is an fp16 value) gives the same instructions without spills.
+    // MMA h takes K bytes 16h..16h+15; inside it A and B see the same order of
+    // K (fp8_fragments.h, sm90_*_k, host-tested), which a dot product ignores.
     uint32_t ah[MT][2][4], bh[NT][2][2];
 #pragma unroll
     for (int i = 0; i < MT; ++i)
