@@ -298,6 +298,37 @@ int main() {
     CHECK(first_ada(1000, Layout::NN) == "sm89.mma_spread.s3");
     CHECK(std::string(auto_preference(89, good(), 128).front()) == "sm89.mma_swz_x4.s3");
     CHECK(auto_preference(75, good(), 40).empty());
+    // FP8: the Ada FP8 entries, the 128x256 one from four waves of its tiles,
+    // block scales on the 128x128 one only; every name registered and able.
+    {
+      GemmArgs a = good();
+      a.dtype = DType::e4m3, a.dtype_c = DType::bf16, a.layout = Layout::TN, a.M = a.N = a.K = 8192;
+      a.scales.mode = ScaleMode::tensor;
+      auto first_fp8 = [](const GemmArgs& g, int cc) {
+        for (const char* name : auto_preference(cc, g, 132))
+          if (std::string(name).rfind("sm89.", 0) == 0) return std::string(name);
+        return std::string();
+      };
+      CHECK(first_fp8(a, 90) == "sm89.fp8_mma_8w.s4" && first_fp8(a, 89) == "sm89.fp8_mma_8w.s4");
+      GemmArgs small = a;
+      small.M = small.N = 1000;
+      CHECK(first_fp8(small, 89) == "sm89.fp8_mma.s3");
+      GemmArgs block = a;
+      block.scales.mode = ScaleMode::block;
+      CHECK(first_fp8(block, 90) == "sm89.fp8_mma.s3");
+      // On an H100/H200 the wgmma kernels come first (the Ada ones run FP8 as fp16 mma.sync there).
+      CHECK(std::string(auto_preference(90, a, 132).front()) == "sm90.ws_fp8");
+      CHECK(std::string(auto_preference(90, block, 132).front()) == "sm90.ws_fp8.block");
+      for (const GemmArgs& g : {a, block}) {
+        const KernelInfo* k = find_kernel(auto_preference(90, g, 132).front());
+        CHECK(k != nullptr && check_supports(*k, g).ok());
+      }
+      for (const GemmArgs& g : {a, small, block})
+        for (const char* name : auto_preference(89, g, 132)) {
+          const KernelInfo* k = find_kernel(name);
+          CHECK(k != nullptr && check_supports(*k, g).ok());
+        }
+    }
   }
 
   if (device_count() == 0) {

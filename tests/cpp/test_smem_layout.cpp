@@ -1,9 +1,12 @@
 // Shared-memory layouts of the Ada family (cpp/src/sm89/smem_layout.h):
 // each swizzle is a bijection, and it makes the access patterns the kernel
-// uses free of bank conflicts, which the unswizzled layout is not.
+// uses free of bank conflicts, which the unswizzled layout is not. And the
+// FP8 kernel's fragments (cpp/src/sm89/fp8_fragments.h): ldmatrix.x4 with the
+// 16-bit kernel's row addresses hands every lane its m16n8k32 FP8 fragment.
 #include <set>
 
 #include "check.h"
+#include "sm89/fp8_fragments.h"
 #include "sm89/smem_layout.h"
 
 using namespace tcgemm::sm89;
@@ -104,5 +107,54 @@ int main() {
       SCOPED_CASE("A32 row %d chunk %d", r, c);
       CHECK(A32::offset(r, c) / 64 == static_cast<uint32_t>(r));
     }
+
+  // FP8 m16n8k32: for every lane, register and byte, the (row, K byte) that
+  // ldmatrix.x4 delivers is the element PTX puts there. A: registers 0-3 of
+  // one x4 load. B (TN tile, rows are N): one x4 load is two n8 fragments,
+  // registers 0-1 fragment j (n 0-7), 2-3 fragment j + 1 (n 8-15).
+  int fp8_bytes = 0;
+  for (int lane = 0; lane < 32; ++lane)
+    for (int r = 0; r < 4; ++r)
+      for (int byte = 0; byte < 4; ++byte) {
+        SCOPED_CASE("lane %d register %d byte %d", lane, r, byte);
+        const fp8::RowCol a = fp8::ldmatrix_x4_byte(fp8::a_address, lane, r, byte);
+        const fp8::RowCol want_a = fp8::a_element(lane, r, byte);
+        CHECK(a.row == want_a.row && a.col == want_a.col);
+        const fp8::RowCol b = fp8::ldmatrix_x4_byte(fp8::b_address, lane, r, byte);
+        const fp8::RowCol want_b = fp8::b_element(lane, r % 2, byte);
+        CHECK(b.row == want_b.row + 8 * (r / 2) && b.col == want_b.col);
+        fp8_bytes += 2;
+      }
+  CHECK(fp8_bytes == 32 * 4 * 4 * 2);
+  // Each fragment covers its matrix exactly once: A 16 x 32, B 8 x 32 bytes.
+  std::set<int> a_cells, b_cells;
+  for (int lane = 0; lane < 32; ++lane)
+    for (int byte = 0; byte < 4; ++byte) {
+      for (int r = 0; r < 4; ++r) a_cells.insert(fp8::a_element(lane, r, byte).row * 32 + fp8::a_element(lane, r, byte).col);
+      for (int r = 0; r < 2; ++r) b_cells.insert(fp8::b_element(lane, r, byte).row * 32 + fp8::b_element(lane, r, byte).col);
+    }
+  CHECK(a_cells.size() == 16 * 32 && *a_cells.rbegin() == 16 * 32 - 1);
+  CHECK(b_cells.size() == 8 * 32 && *b_cells.rbegin() == 8 * 32 - 1);
+  // sm_90's two f16 MMAs per k32 step: for each f16 K of MMA h, the FP8 K
+  // that A's and B's registers hold is the same, and the 16 f16 K of MMA h
+  // cover FP8 K 16h .. 16h + 15 once each.
+  for (int h = 0; h < 2; ++h) {
+    int fp8_of[16];
+    for (int& x : fp8_of) x = -1;
+    for (int lane = 0; lane < 32; ++lane)
+      for (int e = 0; e < 2; ++e) {
+        for (int q = 0; q < 4; ++q) {
+          int& x = fp8_of[fp8::f16_a_k(lane, q, e)];
+          CHECK(x == -1 || x == fp8::sm90_a_k(lane, h, q, e));
+          x = fp8::sm90_a_k(lane, h, q, e);
+        }
+        for (int q = 0; q < 2; ++q) {
+          SCOPED_CASE("MMA %d lane %d B register %d half %d", h, lane, q, e);
+          CHECK(fp8_of[fp8::f16_b_k(lane, q, e)] == fp8::sm90_b_k(lane, h, q, e));
+        }
+      }
+    std::set<int> ks(fp8_of, fp8_of + 16);
+    CHECK(ks.size() == 16 && *ks.begin() == 16 * h && *ks.rbegin() == 16 * h + 15);
+  }
   return finish("test_smem_layout");
 }

@@ -5,7 +5,7 @@ import pytest
 
 import tcgemm
 from tcgemm import _core
-from conftest import HAS_GPU, bound, gpu, kernel_index, matmul_kernels, rel_err, representative, turn
+from conftest import HAS_GPU, bound, fp8_only, gpu, kernel_index, rel_err, representative, turn
 
 pytestmark = gpu
 f16, bf16 = tcgemm.float16, tcgemm.bfloat16
@@ -18,7 +18,7 @@ def _kernels(feature):
         return [pytest.param("none", marks=pytest.mark.skip(reason="no CUDA device found"))]
     return [k["name"] if k["runnable"] else
             pytest.param(k["name"], marks=pytest.mark.skip(reason=f"needs {k['arch']}: {k['why_not']}"))
-            for k in matmul_kernels() if feature in k["features"]]
+            for k in tcgemm.kernels() if feature in k["features"] and not fp8_only(k)]
 
 
 # The representative sets (the rest runs with TCGEMM_TEST_EXHAUSTIVE=1):

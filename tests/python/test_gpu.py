@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import tcgemm
-from conftest import HAS_GPU, bound, gpu, kernel_index, matmul_kernels, rel_err, representative, runnable_kernels
+from conftest import HAS_GPU, bound, fp8_only, gpu, kernel_index, rel_err, representative, runnable_kernels
 
 pytestmark = gpu
 f16, bf16 = tcgemm.float16, tcgemm.bfloat16
@@ -18,13 +18,13 @@ CASES = [(dt, acc) for dt in (f16, bf16) for acc in ("f32", "f16") if not (dt ==
 
 
 def _kernel_params():
-    """Every registry entry: those this device cannot run are skipped with the arch they need,
-    so on that device the same tests run them unchanged."""
+    """Every fp16/bf16 registry entry (FP8 ones: fp8_only): those this device cannot run are
+    skipped with the arch they need, so on that device the same tests run them unchanged."""
     if not HAS_GPU:
         return [pytest.param("none", marks=pytest.mark.skip(reason="no CUDA device found"))]
     return [k["name"] if k["runnable"] else
             pytest.param(k["name"], marks=pytest.mark.skip(reason=f"needs {k['arch']}: {k['why_not']}"))
-            for k in matmul_kernels()]
+            for k in tcgemm.kernels() if not fp8_only(k)]
 
 
 def _accumulators(kernel):

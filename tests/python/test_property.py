@@ -8,7 +8,7 @@ import tcgemm
 from conftest import EXHAUSTIVE, HAS_GPU, bound, gpu, rel_err, runnable_kernels
 
 pytestmark = gpu
-_KERNELS = [k["name"] for k in runnable_kernels()] if HAS_GPU else ["none"]
+_KERNELS = [k["name"] for k in runnable_kernels()] if HAS_GPU else ["none"]  # fp16/bf16 ones
 
 
 @settings(max_examples=150 if EXHAUSTIVE else 40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -1,5 +1,6 @@
 """SASS checks. The Hopper swap's NN kernels (sm_90a) carry wgmma's transpose-A
-bit, and stream-K's kernels the release and acquire its fix-up rests on (the
+bit, stream-K's kernels the release and acquire its fix-up rests on, and the Ada
+FP8 kernels the FP8 tensor-core instruction on sm_89 and its fp16 form on sm_90a (the
 end of this file). The Blackwell (sm_100a) kernels: no sm_100 GPU is available, so
 the proof that they contain the tcgen05 MMA, TMEM load and TMA instructions is
 the compiled code itself (tests/sass/check_sass.py against the committed
@@ -81,8 +82,8 @@ def test_every_sm100_registry_entry_is_in_the_counts_file():
             assert f'{k["name"]}.{layout}' in counts, k["name"]
 
 
-def _sm90_member_sass(member, tmp_path):
-    """The sm_90a SASS of one object file of the library (ar x: one member
+def _member_sass(member, tmp_path, arch="sm_90a"):
+    """The sm_90a (or `arch`) SASS of one object file of the library (ar x: one member
     disassembles in about a second, the whole Hopper family takes minutes)."""
     lib = Path(os.environ.get("TCGEMM_LIB", ROOT / "build" / "libtcgemm.a"))
     tool, ar = check_sass.find_cuobjdump(), shutil.which("ar")
@@ -91,11 +92,11 @@ def _sm90_member_sass(member, tmp_path):
     if not lib.exists():
         pytest.skip(f"{lib} not found: build the library (pip install .) or set TCGEMM_LIB")
     if subprocess.run([ar, "x", str(lib), member], cwd=tmp_path, capture_output=True).returncode != 0:
-        pytest.skip(f"{lib} has no {member} (built without 90a?)")
-    r = subprocess.run([tool, "--dump-sass", "-arch", "sm_90a", str(tmp_path / member)], capture_output=True,
+        pytest.skip(f"{lib} has no {member} (built without its family's targets?)")
+    r = subprocess.run([tool, "--dump-sass", "-arch", arch, str(tmp_path / member)], capture_output=True,
                        text=True, env=check_sass._env_for(tool))
     if r.returncode != 0 or "Function" not in r.stdout:
-        pytest.skip(f"{member} holds no sm_90a code")
+        pytest.skip(f"{member} holds no {arch} code")
     return r.stdout
 
 
@@ -117,8 +118,8 @@ def test_sm90_swapped_nn_kernels_read_the_weight_mn_major(tmp_path):
     (no .tnspB); the TN kernels of the same entry neither. This shows what
     the compiler emitted, not that the results are right: the GPU suites do
     that (test_swap_cluster_split_tile_heights and every NN split-K test)."""
-    nn = _hgmma_by_kernel(_sm90_member_sass("ws_splitk_swap_dsmem_nn.cu.o", tmp_path))
-    tn = _hgmma_by_kernel(_sm90_member_sass("ws_splitk_swap_dsmem.cu.o", tmp_path))
+    nn = _hgmma_by_kernel(_member_sass("ws_splitk_swap_dsmem_nn.cu.o", tmp_path))
+    tn = _hgmma_by_kernel(_member_sass("ws_splitk_swap_dsmem.cu.o", tmp_path))
     # 2 dtypes x (n16, n32, n64, n128) x (64- and 128-row weight tiles)
     assert len(nn) == 16 and len(tn) == 16, (len(nn), len(tn))
     for name, ops in nn.items():
@@ -170,7 +171,7 @@ def test_sm90_streamk_kernels_hold_the_fixup_release_and_acquire(tmp_path):
     (NANOSLEEP). What the compiler emitted, not that the fix-up is right: the
     GPU suites check the results (test_call_path.py:
     test_stream_k_is_bit_identical_across_calls_and_replays)."""
-    kernels = _ops_by_kernel(_sm90_member_sass("ws_streamk.cu.o", tmp_path), "ws_streamk_kernel")
+    kernels = _ops_by_kernel(_member_sass("ws_streamk.cu.o", tmp_path), "ws_streamk_kernel")
     assert len(kernels) == 4, sorted(kernels)
     for name, ops in kernels.items():
         red = [i for i, o in enumerate(ops) if o.startswith("REDG.E.ADD.S32.STRONG.GPU")]
@@ -183,7 +184,7 @@ def test_sm90_streamk_kernels_hold_the_fixup_release_and_acquire(tmp_path):
 
 
 def _res_usage_by_kernel(member, tmp_path):
-    """{kernel: 'REG:.. STACK:.. SHARED:.. LOCAL:..'} of one object file the _sm90_member_sass call extracted."""
+    """{kernel: 'REG:.. STACK:.. SHARED:.. LOCAL:..'} of one object file the _member_sass call extracted."""
     tool = check_sass.find_cuobjdump()
     r = subprocess.run([tool, "-res-usage", str(tmp_path / member)], capture_output=True, text=True,
                        env=check_sass._env_for(tool))
@@ -203,7 +204,7 @@ def test_sm90_fp8_kernels_hold_fp8_wgmma_and_no_local_memory(member, tmp_path):
     fp32 output) must issue the FP8 wgmma of their pair (QGMMA.64x128x32.F32.<A>.<B>: four k32 steps
     per 128-K stage) and keep every value in registers (LOCAL:0, STACK:0). What the compiler
     emitted: these kernels have not run on a GPU (docs/fp8.md)."""
-    sass = _sm90_member_sass(member, tmp_path)
+    sass = _member_sass(member, tmp_path)
     kernels = _ops_by_kernel(sass, "ws_scaled_kernel")
     assert len(kernels) == 9, sorted(kernels)
     pairs = {"Fp8E1": "E4M3.E4M3", "Fp8E2": "E4M3.E5M2", "Fp8E3": "E5M2.E4M3"}
@@ -217,3 +218,33 @@ def test_sm90_fp8_kernels_hold_fp8_wgmma_and_no_local_memory(member, tmp_path):
     res = _res_usage_by_kernel(member, tmp_path)
     for name in kernels:
         assert "LOCAL:0 " in res[name] and "STACK:0 " in res[name], (name, res[name])
+
+
+# The Ada FP8 entries (sm89.fp8_*): fp8_<part>.cu.o holds operand pair <part> of every entry.
+_FP8_PARTS = {"fp8_0.cu.o": "E4M3.E4M3", "fp8_1.cu.o": "E4M3.E5M2", "fp8_2.cu.o": "E5M2.E4M3"}
+
+
+@pytest.mark.parametrize("member", sorted(_FP8_PARTS))
+def test_sm89_fp8_kernels_use_the_fp8_tensor_core_on_sm89_and_fp16_on_sm90(member, tmp_path):
+    """sm_89 SASS of the Ada FP8 kernels: mma.sync m16n8k32 .e4m3/.e5m2 is QMMA.16832.F32.<A>.<B>,
+    the FP8 tensor-core instruction, and no HMMA. sm_90a has no FP8 mma.sync in hardware: the same
+    kernels convert each FP8 pair to f16x2 (F2FP.F16.E4M3/E5M2.UNPACK_B) and issue two
+    HMMA.16816.F32 per m16n8k32 -- twice the sm_89 kernel's QMMA count, no QMMA. Neither spills
+    (no local memory: LDL/STL). Each part: 2 entries x 3 outputs, block scales on fp8_mma: 9 kernels.
+    What the compiler emitted, not that the results are right: tests/cpp/test_gpu_fp8.cpp does that."""
+    pair = _FP8_PARTS[member]
+    sm89 = _ops_by_kernel(_member_sass(member, tmp_path, "sm_89"), "mma_fp8_gemm_kernel")
+    assert len(sm89) == 9, sorted(sm89)
+    qmma = {}
+    for name, ops in sm89.items():
+        qmma[name] = sum(o.startswith(f"QMMA.16832.F32.{pair} ") for o in ops)
+        assert qmma[name] > 0, f"{name}: no QMMA.16832.F32.{pair}"
+        assert not any(o.startswith("HMMA") for o in ops), f"{name}: an HMMA on sm_89"
+        assert not any(o.startswith(("LDL", "STL")) for o in ops), f"{name}: local memory (a spill) on sm_89"
+    sm90 = _ops_by_kernel(_member_sass(member, tmp_path, "sm_90a"), "mma_fp8_gemm_kernel")
+    assert set(sm90) == set(sm89), sorted(set(sm90) ^ set(sm89))
+    for name, ops in sm90.items():
+        assert not any(o.startswith("QMMA") for o in ops), f"{name}: a QMMA on sm_90a"
+        assert sum(o.startswith("HMMA.16816.F32 ") for o in ops) == 2 * qmma[name], name
+        assert any(o.startswith("F2FP.F16.") and ".UNPACK_B" in o for o in ops), f"{name}: no FP8 -> f16x2 unpack"
+        assert not any(o.startswith(("LDL", "STL")) for o in ops), f"{name}: local memory (a spill) on sm_90a"

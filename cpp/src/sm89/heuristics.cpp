@@ -4,6 +4,15 @@
 namespace tcgemm {
 
 std::vector<const char*> sm89_preference(int cc, const GemmArgs& args, int sms) {
+  if (is_fp8(args.dtype)) {
+    // FP8 (compiled, not run on a GPU: no measurement orders these). Block
+    // scales only on the 128x128 entry; otherwise the 16-bit family's rule
+    // by analogy: the 128x256 block once its tiles take four waves.
+    if (args.scales.mode == ScaleMode::block) return {"sm89.fp8_mma.s3"};
+    const bool many_waves = ceil_div(args.M, 128) * ceil_div(args.N, 256) * args.batch >= 4 * int64_t{sms};
+    if (many_waves) return {"sm89.fp8_mma_8w.s4", "sm89.fp8_mma.s3"};
+    return {"sm89.fp8_mma.s3", "sm89.fp8_mma_8w.s4"};
+  }
   if (cc == 90) {
     // On an H100/H200 the Ada kernels (built for sm_90a too) follow the
     // Hopper family's and run what it does not (f16 accumulation). The

@@ -37,11 +37,34 @@ namespace tcgemm::sm89 {
   X(4, mma_spread, 3, 128, 128, 64, 2, 2, 3, true, true, true, 2, true, true, true)  \
   X(4, mma_spread_8w, 3, 128, 256, 64, 2, 4, 3, true, true, true, 1, true, true, true) \
   X(5, mma_unroll, 3, 128, 128, 64, 2, 2, 3, true, true, true, 2, true, true, true, true) \
-  X(5, mma_unroll_8w, 3, 128, 256, 64, 2, 4, 3, true, true, true, 1, true, true, true, true)
+  X(5, mma_unroll_8w, 3, 128, 256, 64, 2, 4, 3, true, true, true, 1, true, true, true, true) \
+  X(6, mma_spread_8w_k32, 4, 128, 256, 32, 2, 4, 4, true, true, true, 1, true, true, true)
 
 #define TCGEMM_SM89_DECLARE(part, variant, stages, ...) Status launch_##variant##_s##stages(const GemmArgs& a);
 TCGEMM_SM89_LADDER(TCGEMM_SM89_DECLARE)
 #undef TCGEMM_SM89_DECLARE
+
+// The FP8 entries (mma_fp8_gemm.cuh), sm89.<step>.s<stages>: the part
+// (fp8_<part>.cu compiles the operand pair of its part for every entry, so
+// the pairs build in parallel; part 0 also holds the entries' launches), the
+// step, its stage count, whether it takes block scales, then Fp8Config's
+// parameters: BM, BN, KE (FP8 elements of K per slice), warps along M, warps
+// along N, stages, blocks/SM. fp8_mma: 64x32 warp tiles, a 128-K slice, so
+// block scales promote once per slice into registers the tile leaves free;
+// fp8_mma_8w: 64x64 warp tiles (the bytes of the 16-bit 128x256x32 4-stage
+// tile), tensor and row-wise scales only (255 registers without a second set
+// of accumulators).
+#define TCGEMM_SM89_FP8(X)                                \
+  X(fp8_mma, 3, true, 128, 128, 128, 2, 4, 3, 1)          \
+  X(fp8_mma_8w, 4, false, 128, 256, 64, 2, 4, 4, 1)
+
+#define TCGEMM_SM89_FP8_DECLARE(step, stages, ...)                           \
+  Status launch_##step##_s##stages(const GemmArgs& a);                       \
+  Status launch_##step##_s##stages##_e4m3_e4m3(const GemmArgs& a);           \
+  Status launch_##step##_s##stages##_e4m3_e5m2(const GemmArgs& a);           \
+  Status launch_##step##_s##stages##_e5m2_e4m3(const GemmArgs& a);
+TCGEMM_SM89_FP8(TCGEMM_SM89_FP8_DECLARE)
+#undef TCGEMM_SM89_FP8_DECLARE
 
 // Tuning candidates (-DTCGEMM_TUNING=ON), fp32 accumulation only: the part
 // (which tuning_<part>.cu compiles it, so candidates build in parallel), the

@@ -121,6 +121,9 @@ Sm90Costs sm90_costs(const GemmArgs& a, int sms) {
 // Measured winners first.
 std::vector<const char*> sm90_preference(int cc, const GemmArgs& args, int sms) {
   if (cc != 90) return {};
+  // FP8 (compiled, not run on a GPU: no measurement orders these): the
+  // wgmma kernels before Ada's, which on sm_90a run FP8 as fp16 mma.sync.
+  if (is_fp8(args.dtype)) return {args.scales.mode == ScaleMode::block ? "sm90.ws_fp8.block" : "sm90.ws_fp8"};
   const int k_tiles = static_cast<int>(ceil_div(args.K, 64));
   if (args.split_k > 1) return {"sm90.ws_splitk"};  // asked for by the caller
   // Too few 128x256 tiles to fill the GPU (decode shapes, small squares).

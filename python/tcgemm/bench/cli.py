@@ -109,7 +109,7 @@ def selfcheck(shape=(1000, 1000, 1000), log=print) -> bool:
         for layout, b in (("NN", np.ascontiguousarray(w.T)), ("TN", w.T)):
             ref = a.astype(np.float64) @ b.astype(np.float64)
             for k in kernels():
-                if not k["runnable"] or "float16" not in k["dtypes"]:  # the FP8 entries: scaled_matmul's
+                if not k["runnable"] or np.dtype(dt).name not in k["dtypes"]:  # FP8 entries: no fp16/bf16
                     continue
                 for acc in k["accumulators"]:
                     if acc == "f16" and dt == bfloat16:

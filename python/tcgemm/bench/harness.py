@@ -131,6 +131,7 @@ def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumul
                 if bar:
                     bar.update(1)
                 continue
+            # (FP8 entries take neither fp16 nor bf16: the table skips them)
             if dname not in [{"float16": "fp16", "bfloat16": "bf16"}.get(x) for x in k["dtypes"]] or \
                     layout not in k["layouts"] or accumulate not in k["accumulators"]:
                 if bar:
