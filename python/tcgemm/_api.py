@@ -12,14 +12,15 @@ from __future__ import annotations
 import numpy as np
 
 from . import _core
-from ._call import _ADAPTERS, ACCUM, _to_numpy, adapter_of, device_matmul
+from ._call import _ADAPTERS, ACCUM, _to_numpy, adapter_of, device_matmul, device_scaled_matmul
 from ._device_array import DeviceArray, _on_device, _stream_handle, from_dlpack, to_device
 from ._epilogue import Epilogue
+from ._fp8 import check_scaled, out_dtype_name
 from ._host import empty_pinned, host_array, numpy_matmul, release_memory, set_staging_limit
 from ._operands import DTYPES, bfloat16, float16  # noqa: F401 (re-exported by the package)
 from ._record import Call
 
-__all__ = ["matmul", "DeviceArray", "to_device", "from_dlpack", "kernels", "build_info", "device_info",
+__all__ = ["matmul", "scaled_matmul", "DeviceArray", "to_device", "from_dlpack", "kernels", "build_info", "device_info",
            "empty_pinned", "release_memory", "set_staging_limit"]
 
 _DTYPES = DTYPES  # (tests and the benchmark use this name)
@@ -172,6 +173,62 @@ def matmul(a, b, *, c=None, alpha: float = 1.0, beta: float = 0.0, bias=None, ac
     if stream is None:  # the common case, without _device_call's frame
         return device_matmul(call, fw.stream(dev))
     return _device_call(call)
+
+
+def scaled_matmul(a, b, scale_a, scale_b, *, out_dtype, bias=None, activation=None, out=None, kernel: str = "auto"):
+    """``act(scale_a * scale_b * (a @ b) + bias)`` for FP8 torch CUDA tensors, with
+    ``torch._scaled_mm``'s meaning of the scales (they dequantize: ``x ~= data * scale``).
+
+    a: (M, K) ``torch.float8_e4m3fn`` or ``torch.float8_e5m2``, row-major, rows a multiple of 16
+        elements apart. b: (K, N), column-major: ``w.T`` of an (N, K) row-major weight (the TN
+        layout, as ``torch._scaled_mm`` requires; any other layout is a ValueError naming it).
+        e5m2 x e5m2 is refused.
+    scale_a, scale_b: float32 tensors on the operands' device: tensor-wise ``()`` or ``(1, 1)`` each;
+        row-wise ``(M, 1)`` and ``(1, N)``; block ``(M, ceil(K/128))`` (1 x 128) and
+        ``(ceil(N/128), ceil(K/128))`` (128 x 128). Any strides.
+    out_dtype: ``torch.bfloat16``, ``torch.float16`` or ``torch.float32``.
+    bias: N values (float16, bfloat16 or float32), added after the scales; activation: None,
+        "relu", "gelu" (tanh form) or "silu".
+    out: optional (M, N) tensor of ``out_dtype``, row-major with 16-byte aligned rows, written in place.
+    kernel: ``"auto"`` or an FP8 entry of :func:`kernels`.
+
+    Every argument is checked before anything is launched. The call allocates only its result (from
+    torch's allocator, on the current stream; a dense copy when a row of N values is not a multiple of
+    16 bytes), never synchronises, and can be captured in a CUDA graph. NumPy operands are a TypeError:
+    the NumPy path is not built.
+    """
+    key = (kernel, "f32", None, None.__class__)
+    try:
+        known = key in _CHECKED
+    except TypeError:
+        known = False
+    if not known:
+        _check_options(kernel, "f32", None)
+        _CHECKED.add(key)
+    ep = _PLAIN if bias is None and activation is None else Epilogue(1.0, 0.0, None, bias, activation)
+    fw = None
+    for x, what in ((a, "a"), (b, "b"), (scale_a, "scale_a"), (scale_b, "scale_b"), (out, "out")):
+        if x is None and what == "out":
+            continue
+        ad = _ADAPTERS.get(x.__class__, False)
+        if ad is False:
+            ad = adapter_of(x)
+        if ad is None or not hasattr(ad, "view"):  # (torch's adapter reads FP8 tensors; the others do not)
+            if isinstance(x, np.ndarray):
+                raise TypeError(f"tcgemm: {what} is a NumPy array; scaled_matmul takes torch CUDA tensors only "
+                                f"(its NumPy path is not built)")
+            raise TypeError(f"tcgemm: {what} must be a torch CUDA tensor, got {type(x).__name__}")
+        if fw is None:
+            fw = ad
+    va, vb, vsa, vsb = fw.view(a), fw.view(b), fw.view(scale_a), fw.view(scale_b)
+    vout = None if out is None else fw.view(out)
+    views = (va, vb, vsa, vsb, vout, check_scaled(va, vb, vsa, vsb, out_dtype, vout))  # raises before any launch
+    out_dtype = out_dtype_name(out_dtype)
+    dev = va.device
+    if _several_devices() and _core.get_device() != dev:
+        with _on_device(dev):
+            return device_scaled_matmul(fw, a, b, scale_a, scale_b, views, out_dtype, ep, out, kernel, fw.stream(dev))
+    return device_scaled_matmul(fw, a, b, scale_a, scale_b, views, out_dtype, ep, out, kernel, fw.stream(dev))
 
 
 def _device_call(call):

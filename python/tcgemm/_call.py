@@ -35,6 +35,18 @@ def plan(device, M, N, K, dtype, tn, accumulate, plain, batch, split_k, kernel):
     return p
 
 
+def scaled_plan(device, M, N, K, dtype_a, dtype_b, dtype_c, mode, plain, kernel):
+    """plan() for a scaled FP8 product (TN, fp32 accumulation, no batch): the same cache, keyed apart."""
+    key = (device, M, N, K, dtype_a, dtype_b, dtype_c, mode, plain, kernel, "scaled")
+    p = _PLANS.get(key)
+    if p is None:
+        if len(_PLANS) >= _MAX_PLANS:
+            _PLANS.clear()
+        p = _PLANS[key] = _core.plan(kernel, M, N, K, dtype_a, _core.Layout.TN, _core.Accum.f32, plain, 1, 0, device,
+                                     dtype_b=dtype_b, dtype_c=dtype_c, scale_mode=mode)
+    return p
+
+
 # Split-K workspaces kept per (framework, device, stream), bounded, so that a
 # repeated call allocates nothing (a framework allocation costs a few
 # microseconds of host time): _workspace.py says what is kept and why
@@ -235,6 +247,39 @@ def device_matmul(call, sh):
             ad_out.copy_back(D, out, sh)
         return out
     return fw.result(D, batch, M, N)
+
+
+def device_scaled_matmul(fw, a, b, scale_a, scale_b, views, out_dtype, ep, out, kernel, sh):
+    """act(scale_a * scale_b * (a @ b) + bias) for FP8 tensors of framework `fw`, on stream `sh` (its
+    current one), after scaled_matmul has checked everything (`views`: the adapter's Views of a, b,
+    scale_a, scale_b, out and ``_fp8.check_scaled``'s answer): the plan (a dictionary hit after the
+    first call), the output from the framework's allocator unless `out` is given, and one launch.
+    Nothing synchronises; nothing but the output is allocated (and the split-K workspace, kept)."""
+    from ._fp8 import OUT_DTYPES
+    va, _vb, vsa, vsb, vout, (M, N, K, dta, dtb, lda, ldb, mode, (sa0, sa1, sb0, sb1)) = views
+    dev = va.device
+    if M == 0 or N == 0:
+        return out if out is not None else fw.result(fw.empty_out(M, N, out_dtype, a), 1, M, N)
+    bias_ptr, bias_type, keep_bias = 0, 2, None
+    if ep.bias is not None:
+        bias_ptr, bias_type, keep_bias = _bias(fw, ep, N, sh, dev, a)
+    h, _name, workspace_bytes = scaled_plan(dev, M, N, K, dta, dtb, OUT_DTYPES[out_dtype][0], mode, ep.plain, kernel)
+    D = None
+    if vout is not None:
+        per16 = 16 // OUT_DTYPES[out_dtype][1]
+        d_ptr, ldd = vout.ptr, vout.strides[0] if M > 1 else -(-N // per16) * per16
+    else:
+        D = fw.empty_out(M, N, out_dtype, a)
+        d_ptr, ldd = D.ptr, D.ld
+    workspace_keep, workspace_ptr = workspace(fw, workspace_bytes, dev, a, sh) if workspace_bytes else (None, 0)
+    run = _core.RunArgs(h, va.ptr, _vb.ptr, d_ptr, lda, ldb, ldd, sh, workspace_ptr, workspace_bytes, True)
+    run.set_scales(vsa.ptr, vsb.ptr, sa0, sa1, sb0, sb1)
+    if not ep.plain:
+        run.set_epilogue(1.0, 0.0, 0, 0, 0, bias_ptr, bias_type, ep.act)
+    _core.run(run)
+    if out is not None:
+        return out
+    return fw.result(D, 1, M, N)
 
 
 def _same_device(ad, x, what, dev):

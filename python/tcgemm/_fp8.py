@@ -130,3 +130,105 @@ def _quantize_torch(x, block, name):
     full = scale.repeat_interleave(br, 0).repeat_interleave(bc, 1)[:rows, :cols]
     data = (xf / full).clamp(-FP8_MAX[name], FP8_MAX[name]).to(fp8)
     return data, (scale.reshape(()) if blk is None else scale)
+
+
+# -- scaled_matmul's checks -------------------------------------------------------------------------
+# Framework-free: each adapter describes a tensor as a View, and check_scaled decides everything from
+# the Views, before anything touches a device (so the checks are host-testable without torch or a GPU).
+
+class View:
+    """A tensor as the checks see it: dtype name ('float8_e4m3fn', ...), shape, strides (elements),
+    address, device index (-1: host memory)."""
+
+    __slots__ = ("dtype", "shape", "strides", "ptr", "device")
+
+    def __init__(self, dtype, shape, strides, ptr, device):
+        self.dtype, self.shape, self.strides = str(dtype), tuple(shape), tuple(strides)
+        self.ptr, self.device = int(ptr), int(device)
+
+
+FP8_DTYPES = {"float8_e4m3fn": _core.DType.float8_e4m3fn, "float8_e5m2": _core.DType.float8_e5m2}
+OUT_DTYPES = {"bfloat16": (_core.DType.bfloat16, 2), "float16": (_core.DType.float16, 2),
+              "float32": (_core.DType.float32, 4)}
+
+
+def out_dtype_name(out_dtype) -> str:
+    """torch.bfloat16 / torch.float16 / torch.float32 (or those names) -> the name; else a TypeError."""
+    name = out_dtype if isinstance(out_dtype, str) else str(out_dtype).replace("torch.", "")
+    if name not in OUT_DTYPES:
+        raise TypeError(f"tcgemm: out_dtype must be torch.bfloat16, torch.float16 or torch.float32, got {out_dtype!r}")
+    return name
+
+
+def _round16(n: int) -> int:
+    return (max(n, 1) + 15) // 16 * 16
+
+
+def _leading(v: View, major_axis: int):
+    """The leading dimension (elements) of a 2-D FP8 view stored with unit stride along `major_axis`
+    (1: row-major, 0: column-major), or None when it is not stored so or the kernels cannot read it
+    (leading dimension a multiple of 16 elements, 16 bytes, at least the row length; 16-byte start)."""
+    n_minor, n_lead = v.shape[major_axis], v.shape[1 - major_axis]
+    s_minor, s_lead = v.strides[major_axis], v.strides[1 - major_axis]
+    if n_minor > 1 and s_minor != 1:
+        return None
+    ld = s_lead if n_lead > 1 else _round16(n_minor)
+    if ld % 16 or ld < n_minor or v.ptr % 16:
+        return None
+    return ld
+
+
+def check_scaled(a: View, b: View, sa: View, sb: View, out_dtype: str, out: View = None):
+    """Every check of a scaled_matmul call, in order; -> (M, N, K, dtype_a, dtype_b, lda, ldb, mode,
+    scale strides). Raises TypeError / ValueError naming the problem."""
+    for v, what in ((a, "a"), (b, "b"), (sa, "scale_a"), (sb, "scale_b")) + (((out, "out"),) if out else ()):
+        if v.device < 0:
+            raise ValueError(f"tcgemm: {what} is a CPU tensor; scaled_matmul takes CUDA tensors")
+    for v, what in ((b, "b"), (sa, "scale_a"), (sb, "scale_b")) + (((out, "out"),) if out else ()):
+        if v.device != a.device:
+            raise ValueError(f"tcgemm: {what} lives on device {v.device}, but a on device {a.device}")
+    for v, what in ((a, "a"), (b, "b")):
+        if v.dtype not in FP8_DTYPES:
+            raise TypeError(f"tcgemm: {what} has dtype {v.dtype}; scaled_matmul takes float8_e4m3fn or "
+                            f"float8_e5m2 (tcgemm.quantize_fp8 makes them; matmul takes float16/bfloat16)")
+    if a.dtype == b.dtype == "float8_e5m2":
+        raise TypeError("tcgemm: a and b are both float8_e5m2; the pairs are e4m3 x e4m3, e4m3 x e5m2 and "
+                        "e5m2 x e4m3 (as torch._scaled_mm)")
+    for v, what in ((a, "a"), (b, "b")):
+        if len(v.shape) != 2:
+            raise ValueError(f"tcgemm: {what} must be 2-D, got shape {v.shape} (scaled_matmul has no batches)")
+    (M, K), (Kb, N) = a.shape, b.shape
+    if K != Kb:
+        raise ValueError(f"tcgemm: inner dimensions differ: a is {M}x{K}, b is {Kb}x{N}")
+    if K == 0:
+        raise ValueError("tcgemm: K = 0: scaled_matmul needs at least one column in a")
+    if K % 16:
+        raise ValueError(f"tcgemm: K = {K} is not a multiple of 16; FP8 operands' rows are 16-byte multiples "
+                         f"(torch._scaled_mm requires the same): pad K with zeros")
+    out_dtype = out_dtype_name(out_dtype)
+    lda = _leading(a, 1)
+    if lda is None:
+        raise ValueError(f"tcgemm: a (shape {a.shape}, strides {a.strides}) is not row-major with rows a multiple "
+                         f"of 16 elements apart and a 16-byte aligned start; FP8 a is M x K row-major")
+    ldb = _leading(b, 0)
+    if ldb is None:
+        row_major = (N <= 1 or b.strides[1] == 1) and K > 1
+        what = ("row-major: the NN layout (B stored K x N)" if row_major else "neither column-major with columns "
+                "a multiple of 16 elements apart nor 16-byte aligned")
+        raise ValueError(f"tcgemm: b (shape {b.shape}, strides {b.strides}) is {what}; FP8 takes the TN layout "
+                         f"only: b = w.T of an N x K row-major weight w (column-major, as torch._scaled_mm requires)")
+    for v, what in ((sa, "scale_a"), (sb, "scale_b")):
+        if v.dtype != "float32":
+            raise TypeError(f"tcgemm: {what} has dtype {v.dtype}; scales are float32")
+    mode, strides = scale_layout(M, N, K, sa.shape, sa.strides, sb.shape, sb.strides)
+    if out is not None:
+        if out.dtype != out_dtype:
+            raise TypeError(f"tcgemm: out has dtype {out.dtype}, expected {out_dtype} (out_dtype)")
+        if out.shape != (M, N):
+            raise ValueError(f"tcgemm: out has shape {out.shape}, expected {(M, N)}")
+        per16 = 16 // OUT_DTYPES[out_dtype][1]
+        ld = out.strides[0] if M > 1 else -(-max(N, 1) // per16) * per16
+        if (N > 1 and out.strides[1] != 1) or ld % per16 or ld < N or out.ptr % 16:
+            raise ValueError(f"tcgemm: out (shape {out.shape}, strides {out.strides}) is not row-major with rows "
+                             f"16-byte multiples apart and a 16-byte aligned start")
+    return M, N, K, FP8_DTYPES[a.dtype], FP8_DTYPES[b.dtype], lda, ldb, mode, strides

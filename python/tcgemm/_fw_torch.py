@@ -44,8 +44,28 @@ def stream_object(sh):
 def _dtype(x, what):
     dt = _DT.get(x.dtype)
     if dt is None:
-        raise TypeError(f"tcgemm: {what} has dtype {x.dtype}; tcgemm takes float16 or bfloat16")
+        fp8 = " (FP8: tcgemm.scaled_matmul)" if "float8" in str(x.dtype) else ""
+        raise TypeError(f"tcgemm: {what} has dtype {x.dtype}; tcgemm takes float16 or bfloat16{fp8}")
     return dt
+
+
+def view(x):
+    """A tensor as scaled_matmul's checks read it (``_fp8.View``): dtype name, shape, strides, address,
+    device (-1 for a CPU tensor)."""
+    from ._fp8 import View
+    return View(str(x.dtype)[6:], x.shape, x.stride(), x.data_ptr(), x.get_device())
+
+
+_OUT = {"bfloat16": torch.bfloat16, "float16": torch.float16, "float32": torch.float32}
+
+
+def empty_out(rows, cols, out_dtype, like):
+    """scaled_matmul's output from torch's allocator on the current stream: rows of `cols` values,
+    padded to 16 bytes when they are not (result() then hands back a dense copy) -> Operand."""
+    per16 = 4 if out_dtype == "float32" else 8
+    p = -(-max(cols, 1) // per16) * per16
+    st = like.new_empty((rows, p), dtype=_OUT[out_dtype])
+    return Operand(st.data_ptr(), rows, cols, p, False, None, st)
 
 
 def operand(x, what):

@@ -13,11 +13,13 @@ captured in a CUDA graph.
 """
 from __future__ import annotations
 
+from typing import Optional
+
 import torch
 
 from . import _api
 
-__all__ = ["matmul"]
+__all__ = ["matmul", "scaled_matmul"]
 
 
 # The kernel's argument is `kernel_name`, not `kernel`: inductor lowers a
@@ -41,3 +43,23 @@ def _(a, b, kernel_name="auto"):
 def matmul(a: torch.Tensor, b: torch.Tensor, kernel: str = "auto") -> torch.Tensor:
     """``a @ b`` for 2-D float16/bfloat16 CUDA tensors with a tcgemm kernel."""
     return _matmul(a, b, kernel)
+
+
+@torch.library.custom_op("tcgemm::scaled_matmul", mutates_args=())
+def _scaled_matmul(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale_b: torch.Tensor,
+                   out_dtype: torch.dtype, bias: Optional[torch.Tensor] = None, activation: Optional[str] = None,
+                   kernel_name: str = "auto") -> torch.Tensor:
+    return _api.scaled_matmul(a, b, scale_a, scale_b, out_dtype=out_dtype, bias=bias, activation=activation,
+                              kernel=kernel_name)  # a new tensor from torch's allocator
+
+
+@_scaled_matmul.register_fake
+def _(a, b, scale_a, scale_b, out_dtype, bias=None, activation=None, kernel_name="auto"):
+    return a.new_empty((a.shape[0], b.shape[1]), dtype=out_dtype)
+
+
+def scaled_matmul(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale_b: torch.Tensor, *,
+                  out_dtype: torch.dtype, bias: Optional[torch.Tensor] = None, activation: Optional[str] = None,
+                  kernel: str = "auto") -> torch.Tensor:
+    """``tcgemm.scaled_matmul`` as the custom op ``torch.ops.tcgemm.scaled_matmul`` (no ``out=``)."""
+    return _scaled_matmul(a, b, scale_a, scale_b, out_dtype, bias, activation, kernel)

@@ -108,8 +108,8 @@ class Launches:
         self.runs = []  # every RunArgs given to run
         self.plans = []  # the arguments of every plan made
 
-    def plan(self, *args):
-        self.plans.append(args)
+    def plan(self, *args, **kw):
+        self.plans.append(args + ((kw,) if kw else ()))  # (scaled_matmul's plans: dtype_b, dtype_c, scale_mode)
         return HANDLE, "fake", self.workspace_bytes
 
     def capture_status(self, sh):

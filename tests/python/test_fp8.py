@@ -1,16 +1,19 @@
 """FP8: quantize_fp8 on NumPy, the scale shapes torch._scaled_mm's meaning gives, the C++ argument
-checks for FP8 operands and scales, and the registry's FP8 entries (host tests).
+checks for FP8 operands and scales, the registry's FP8 entries, and tcgemm.scaled_matmul.
 
-The Hopper FP8 kernels (sm90.ws_fp8, sm90.ws_fp8.block) are compiled for sm_90a and have not run on a
-GPU; tests/python/test_sass.py checks what their code holds. The Python scaled_matmul that would
-drive them from NumPy and torch is not part of the package yet (docs/fp8.md), so there is no GPU test
-here to skip."""
+scaled_matmul's argument checks are host tests: those on tcgemm._fp8.check_scaled (the Views an
+adapter makes) need neither torch nor a GPU; those on torch tensors need torch (skipped where torch is
+not installed) but no GPU. The GPU tests (accuracy against a float64 reference of the dequantized
+inputs, odd shapes, each scale mode, poisoned out, graph capture) need torch and a GPU with an FP8
+kernel; the Hopper FP8 kernels (sm90.ws_fp8, sm90.ws_fp8.block) are compiled for sm_90a and have not
+run on a GPU; tests/python/test_sass.py checks what their code holds."""
 import numpy as np
 import pytest
 
 import tcgemm
 from tcgemm import _core
-from tcgemm._fp8 import FP8_MAX, scale_layout
+from tcgemm._fp8 import FP8_MAX, View, check_scaled, scale_layout
+from conftest import HAS_GPU
 
 ml_dtypes = pytest.importorskip("ml_dtypes")
 E4M3, E5M2 = _core.DType.float8_e4m3fn, _core.DType.float8_e5m2
@@ -127,3 +130,293 @@ def test_fp8_entries_in_the_registry():
         if "float16" in k["dtypes"] or "bfloat16" in k["dtypes"]:
             assert not any(f.startswith("scale_") for f in k["features"]), name
             assert k["out_dtypes"] == k["dtypes"], name
+
+
+# -- scaled_matmul --------------------------------------------------------------------------------
+
+def test_scaled_matmul_is_exported():
+    assert "scaled_matmul" in tcgemm.__all__ and callable(tcgemm.scaled_matmul)
+
+
+def test_scaled_matmul_refuses_numpy_operands():
+    """The NumPy path is not built: a TypeError that says so, before anything else is read."""
+    a, sa = tcgemm.quantize_fp8(np.ones((4, 32), np.float32))
+    w, sb = tcgemm.quantize_fp8(np.ones((8, 32), np.float32))
+    with pytest.raises(TypeError, match="NumPy path is not built"):
+        tcgemm.scaled_matmul(a, w.T, sa, sb, out_dtype="bfloat16")
+    with pytest.raises(TypeError, match="torch CUDA tensor"):
+        tcgemm.scaled_matmul([[1]], w.T, sa, sb, out_dtype="bfloat16")
+    with pytest.raises(ValueError, match="activation"):
+        tcgemm.scaled_matmul(a, w.T, sa, sb, out_dtype="bfloat16", activation="tanh")
+    with pytest.raises(ValueError, match="unknown kernel"):
+        tcgemm.scaled_matmul(a, w.T, sa, sb, out_dtype="bfloat16", kernel="sm90.nope")
+
+
+def _v(shape, dtype="float8_e4m3fn", strides=None, ptr=1 << 20, device=0):
+    if strides is None:
+        strides = tuple(int(np.prod(shape[i + 1:])) for i in range(len(shape)))
+    return View(dtype, shape, strides, ptr, device)
+
+
+def _good(M=7, N=129, K=256):
+    """a row-major (M, K), b = w.T of a row-major (N, K) w, tensor-wise scales."""
+    return dict(a=_v((M, K)), b=_v((K, N), strides=(1, K)), sa=_v((), "float32"), sb=_v((), "float32"),
+                out_dtype="bfloat16")
+
+
+def test_check_scaled_accepts_each_mode():
+    M, N, K = 7, 129, 300 // 16 * 16
+    got = check_scaled(**_good(M, N, K))
+    assert got[:3] == (M, N, K) and got[5:7] == (K, K) and got[7] == _core.ScaleMode.tensor
+    g = _good(M, N, K)
+    g.update(sa=_v((M, 1), "float32"), sb=_v((1, N), "float32"))
+    assert check_scaled(**g)[7] == _core.ScaleMode.rowwise
+    g.update(sa=_v((M, 3), "float32"), sb=_v((2, 3), "float32"), b=_v((K, N), "float8_e5m2", strides=(1, 288)))
+    got = check_scaled(**g)
+    assert got[7] == _core.ScaleMode.block and got[4] == _core.DType.float8_e5m2 and got[6] == 288
+    # a padded a (rows 16-byte multiples apart) and one row or one column
+    assert check_scaled(**dict(_good(1, 1, 16), a=_v((1, 16), strides=(999, 1))))[5] == 16
+    g = _good(M, N, K)
+    g["out"] = _v((M, N), "bfloat16", strides=(136, 1))
+    check_scaled(**g)
+
+
+def _bad(**changes):
+    g = _good()
+    g.update(changes)
+    return g
+
+
+@pytest.mark.parametrize("args,exc,msg", [
+    (_bad(a=_v((7, 256), device=-1)), ValueError, "a is a CPU tensor"),
+    (_bad(sb=_v((), "float32", device=-1)), ValueError, "scale_b is a CPU tensor"),
+    (_bad(b=_v((256, 129), strides=(1, 256), device=1)), ValueError, "b lives on device 1"),
+    (_bad(sa=_v((), "float32", device=1)), ValueError, "scale_a lives on device 1"),
+    (_bad(a=_v((7, 256), "bfloat16")), TypeError, "a has dtype bfloat16"),
+    (_bad(b=_v((256, 129), "float16", strides=(1, 256))), TypeError, "b has dtype float16"),
+    (_bad(a=_v((7, 256), "float8_e5m2"), b=_v((256, 129), "float8_e5m2", strides=(1, 256))), TypeError,
+     "both float8_e5m2"),
+    (_bad(a=_v((2, 7, 256))), ValueError, "a must be 2-D"),
+    (_bad(b=_v((128, 129), strides=(1, 128))), ValueError, "inner dimensions differ"),
+    (_bad(a=_v((7, 0)), b=_v((0, 129), strides=(1, 16))), ValueError, "K = 0"),
+    (_bad(a=_v((7, 24)), b=_v((24, 129), strides=(1, 32))), ValueError, "not a multiple of 16"),
+    (_bad(out_dtype="float8_e4m3fn"), TypeError, "out_dtype must be"),
+    (_bad(a=_v((7, 256), strides=(1, 7))), ValueError, "a .* is not row-major"),
+    (_bad(a=_v((7, 256), strides=(264, 1))), ValueError, "a .* is not row-major"),
+    (_bad(a=_v((7, 256), ptr=(1 << 20) + 8)), ValueError, "16-byte aligned"),
+    (_bad(b=_v((256, 129))), ValueError, "row-major: the NN layout"),
+    (_bad(b=_v((256, 129), strides=(1, 264))), ValueError, "TN layout only"),
+    (_bad(sa=_v((), "bfloat16")), TypeError, "scale_a has dtype bfloat16; scales are float32"),
+    (_bad(sa=_v((7, 1), "float32")), ValueError, "scale_a has shape \\(7, 1\\) and scale_b \\(\\)"),
+    (_bad(sa=_v((7, 3), "float32"), sb=_v((2, 2), "float32")), ValueError, "no scale mode"),
+    (_bad(sa=_v((1, 7), "float32"), sb=_v((1, 129), "float32")), ValueError, "no scale mode"),
+    (_bad(out=_v((7, 129), "float16")), TypeError, "out has dtype float16"),
+    (_bad(out=_v((7, 128), "bfloat16")), ValueError, "out has shape"),
+    (_bad(out=_v((7, 129), "bfloat16", strides=(1, 7))), ValueError, "out .* is not row-major"),
+    (_bad(out=_v((7, 129), "bfloat16", device=-1)), ValueError, "out is a CPU tensor"),
+])
+def test_check_scaled_names_each_problem(args, exc, msg):
+    with pytest.raises(exc, match=msg):
+        check_scaled(**args)
+
+
+def test_scaled_matmul_torch_errors_without_a_gpu():
+    """What the torch adapter reads off real tensors: CPU tensors and the errors that precede any launch
+    (needs torch, not a GPU; skipped where torch is not installed)."""
+    torch = pytest.importorskip("torch", reason="torch is not installed: the torch argument tests need it")
+    a = torch.zeros(7, 32).to(torch.float8_e4m3fn)
+    w = torch.zeros(9, 32).to(torch.float8_e4m3fn)
+    one = torch.ones((), dtype=torch.float32)
+    with pytest.raises(ValueError, match="a is a CPU tensor"):
+        tcgemm.scaled_matmul(a, w.T, one, one, out_dtype=torch.bfloat16)
+    with pytest.raises(TypeError, match="NumPy path is not built"):
+        tcgemm.scaled_matmul(a, w.T, np.ones((), np.float32), one, out_dtype=torch.bfloat16)
+
+
+# GPU tests: torch, a CUDA device and a runnable FP8 kernel.
+
+def _fp8_kernels():
+    return [k["name"] for k in tcgemm.kernels() if "float8_e4m3fn" in k["dtypes"] and k["runnable"]]
+
+
+def _torch_gpu():
+    torch = pytest.importorskip("torch", reason="torch is not installed: the FP8 GPU tests drive torch tensors")
+    if not HAS_GPU or not torch.cuda.is_available():
+        pytest.skip("no CUDA device: the FP8 GPU tests need one")
+    if not _fp8_kernels():
+        pytest.skip("no FP8 kernel runs on this device (sm_89 or sm_90a needed)")
+    return torch
+
+
+MODES = {"tensor": (None, None), "row": ("row", "row"), "block": ((1, 128), (128, 128))}
+BOUND = {"bfloat16": 1e-2, "float16": 5e-3, "float32": 5e-3}
+
+
+def _case(torch, M, N, K, mode, dt_a="float8_e4m3fn", dt_b="float8_e4m3fn", seed=0):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    x = torch.randn(M, K, device="cuda", generator=g) * torch.rand(M, 1, device="cuda", generator=g) * 10
+    w = torch.randn(N, K, device="cuda", generator=g)
+    ba, bb = MODES[mode]
+    a, sa = tcgemm.quantize_fp8(x, block=ba, dtype=dt_a)
+    wq, sw = tcgemm.quantize_fp8(w, block=bb, dtype=dt_b)
+    if mode == "row":
+        sw = sw.T  # (N, 1) -> (1, N): torch._scaled_mm's B scales
+    return a, wq, sa, sw
+
+
+def _expand(s, rows, cols, br, bc):
+    return s.double().repeat_interleave(br, 0).repeat_interleave(bc, 1)[:rows, :cols]
+
+
+def _reference(torch, a, wq, sa, sw, mode, bias=None, activation=None):
+    """float64 act(dequant(a) @ dequant(w).T + bias)."""
+    (M, K), N = a.shape, wq.shape[0]
+    if mode == "tensor":
+        fa, fw = a.double() * sa.double(), wq.double() * sw.double()
+    elif mode == "row":
+        fa, fw = a.double() * sa.double(), wq.double() * sw.double().T
+    else:
+        fa = a.double() * _expand(sa, M, K, 1, 128)
+        fw = wq.double() * _expand(sw, N, K, 128, 128)
+    y = fa @ fw.T
+    if bias is not None:
+        y = y + bias.double()
+    if activation == "relu":
+        y = torch.relu(y)
+    elif activation == "gelu":
+        y = 0.5 * y * (1 + torch.tanh(0.7978845608028654 * (y + 0.044715 * y ** 3)))
+    elif activation == "silu":
+        y = y * torch.sigmoid(y)
+    return y
+
+
+def _rel(got, want):
+    return float(torch_norm(got.double() - want) / max(float(torch_norm(want)), 1e-300))
+
+
+def torch_norm(x):
+    return x.norm()
+
+
+@pytest.mark.parametrize("mode", ["tensor", "row", "block"])
+@pytest.mark.parametrize("M,N", [(1, 1), (7, 127), (127, 129), (129, 7), (1000, 1000)])
+def test_scaled_matmul_matches_float64_reference(mode, M, N):
+    """Relative Frobenius error against float64 of the dequantized inputs within BOUND[out_dtype]: the
+    output rounding (bf16 2^-8, fp16 2^-11 per element) plus fp32 accumulation of FP8 products."""
+    torch = _torch_gpu()
+    for K in (16, 272, 1024):
+        a, wq, sa, sw = _case(torch, M, N, K, mode)
+        want = _reference(torch, a, wq, sa, sw, mode)
+        for out_dtype in (torch.bfloat16, torch.float16, torch.float32):
+            y = tcgemm.scaled_matmul(a, wq.T, sa, sw, out_dtype=out_dtype)
+            assert y.shape == (M, N) and y.dtype == out_dtype
+            name = str(out_dtype)[6:]
+            assert _rel(y, want) <= BOUND[name], (mode, M, N, K, name)
+
+
+@pytest.mark.parametrize("pair", [("float8_e4m3fn", "float8_e5m2"), ("float8_e5m2", "float8_e4m3fn")])
+def test_scaled_matmul_pairs_bias_activation(pair):
+    torch = _torch_gpu()
+    M, N, K = 127, 129, 384
+    a, wq, sa, sw = _case(torch, M, N, K, "row", *pair)
+    bias = torch.randn(N, device="cuda")
+    for act in (None, "relu", "gelu", "silu"):
+        y = tcgemm.scaled_matmul(a, wq.T, sa, sw, out_dtype=torch.bfloat16, bias=bias, activation=act)
+        assert _rel(y, _reference(torch, a, wq, sa, sw, "row", bias, act)) <= 2e-2, act
+
+
+@pytest.mark.parametrize("mode", ["tensor", "row", "block"])
+def test_scaled_matmul_writes_poisoned_out_in_place(mode):
+    torch = _torch_gpu()
+    M, N, K = 129, 136, 512
+    a, wq, sa, sw = _case(torch, M, N, K, mode)
+    out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+    assert tcgemm.scaled_matmul(a, wq.T, sa, sw, out_dtype=torch.bfloat16, out=out) is out
+    assert torch.isfinite(out).all()
+    assert _rel(out, _reference(torch, a, wq, sa, sw, mode)) <= BOUND["bfloat16"]
+
+
+def test_scaled_matmul_graph_capture_replays():
+    torch = _torch_gpu()
+    M, N, K = 127, 129, 256
+    a, wq, sa, sw = _case(torch, M, N, K, "row")
+    tcgemm.scaled_matmul(a, wq.T, sa, sw, out_dtype=torch.bfloat16)  # plan outside the capture
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.stream(s), torch.cuda.graph(graph, stream=s):
+        y = tcgemm.scaled_matmul(a, wq.T, sa, sw, out_dtype=torch.bfloat16)
+    y.fill_(float("nan"))
+    a2, wq2, sa2, sw2 = _case(torch, M, N, K, "row", seed=1)
+    a.copy_(a2), wq.copy_(wq2), sa.copy_(sa2), sw.copy_(sw2)
+    graph.replay()
+    torch.cuda.synchronize()
+    assert _rel(y, _reference(torch, a, wq, sa, sw, "row")) <= BOUND["bfloat16"]
+
+
+def test_scaled_matmul_torch_refusals_on_the_gpu():
+    torch = _torch_gpu()
+    a, wq, sa, sw = _case(torch, 7, 129, 256, "row")
+    with pytest.raises(ValueError, match="NN layout"):
+        tcgemm.scaled_matmul(a, wq.T.contiguous(), sa, sw, out_dtype=torch.bfloat16)
+    with pytest.raises(ValueError, match="no scale mode"):
+        tcgemm.scaled_matmul(a, wq.T, sa, sw.T, out_dtype=torch.bfloat16)
+    with pytest.raises(TypeError, match="scales are float32"):
+        tcgemm.scaled_matmul(a, wq.T, sa.half(), sw, out_dtype=torch.bfloat16)
+    with pytest.raises(TypeError, match="both float8_e5m2"):
+        tcgemm.scaled_matmul(a.view(torch.float8_e5m2), wq.T.view(torch.float8_e5m2), sa, sw,
+                             out_dtype=torch.bfloat16)
+    with pytest.raises(ValueError, match="CPU tensor"):
+        tcgemm.scaled_matmul(a, wq.T, sa.cpu(), sw, out_dtype=torch.bfloat16)
+
+
+def test_scaled_matmul_custom_op():
+    torch = _torch_gpu()
+    import tcgemm.torch as tt
+    a, wq, sa, sw = _case(torch, 33, 129, 256, "tensor")
+    y = tt.scaled_matmul(a, wq.T, sa, sw, out_dtype=torch.float32)
+    assert y.dtype == torch.float32 and _rel(y, _reference(torch, a, wq, sa, sw, "tensor")) <= BOUND["float32"]
+
+
+def test_scaled_matmul_launch_through_the_call_path(monkeypatch):
+    """The launch scaled_matmul makes, on a fake framework (fake_device.py's stand-ins for plan and run):
+    the plan's FP8 arguments, one RunArgs with the operands' leading dimensions and the scale strides,
+    the plan cached (a second call plans nothing), and no launch when a check fails."""
+    import fake_device
+    from tcgemm import _call
+    from tcgemm._operands import Operand
+
+    class T:  # an FP8 / fp32 tensor of the fake framework
+        def __init__(self, shape, dtype, strides=None, ptr=1 << 20, device=0):
+            self.v = _v(shape, dtype, strides, ptr, device)
+            self.shape = self.v.shape
+
+    class FP8Fake(fake_device.FakeAdapter):
+        @staticmethod
+        def view(x):
+            return x.v
+
+        @staticmethod
+        def empty_out(rows, cols, out_dtype, like):
+            p = -(-cols // 8) * 8
+            return Operand(1 << 30, rows, cols, p, False, None, None)
+
+    rec = fake_device.install(monkeypatch.setattr)
+    monkeypatch.setitem(_call._ADAPTERS, T, FP8Fake)
+    M, N, K = 7, 129, 384
+    a, b = T((M, K), "float8_e4m3fn", ptr=1 << 21), T((K, N), "float8_e5m2", strides=(1, 400), ptr=1 << 22)
+    sa, sb = T((M, 3), "float32", strides=(1, 8), ptr=1 << 23), T((2, 3), "float32", ptr=1 << 24)
+    y = tcgemm.scaled_matmul(a, b, sa, sb, out_dtype="float32")
+    assert (y.rows, y.cols) == (M, N)
+    (plan,) = rec.plans
+    assert plan[1:4] == (M, N, K) and plan[4] == E4M3 and plan[5] == _core.Layout.TN
+    assert plan[-1] == dict(dtype_b=E5M2, dtype_c=_core.DType.float32, scale_mode=_core.ScaleMode.block)
+    (run,) = rec.runs
+    assert (run.a, run.b, run.lda, run.ldb, run.stream) == (1 << 21, 1 << 22, K, 400, fake_device.FakeAdapter.STREAM)
+    assert (run.scale_a, run.scale_b, run.scale_a_stride, run.scale_a_stride_k, run.scale_b_stride,
+            run.scale_b_stride_k) == (1 << 23, 1 << 24, 1, 8, 3, 1)
+    tcgemm.scaled_matmul(a, b, sa, sb, out_dtype="float32")
+    assert len(rec.plans) == 1 and len(rec.runs) == 2
+    with pytest.raises(ValueError, match="NN layout"):
+        tcgemm.scaled_matmul(a, T((K, N), "float8_e4m3fn"), sa, sb, out_dtype="float32")
+    assert len(rec.runs) == 2
