@@ -23,8 +23,8 @@
 # (on a machine already built, `build` can be left out: it rebuilds).
 # A part whose build is missing builds first. RESULTS defaults to
 # bench/results; OUT (device.sh's logs, run.log) to a new temporary folder.
-# The commit each file records: git's, where this tree is a checkout, else
-# TCGEMM_COMMIT / TCGEMM_COMMIT_DIRTY as the caller passes them.
+# The commit each file records: TCGEMM_COMMIT / TCGEMM_COMMIT_DIRTY as the
+# caller passes them, else git's, where this tree is a checkout.
 # DRY_RUN=1: print the bench/device.sh command line instead of running it.
 set -u
 cd "$(dirname "$0")/.."
@@ -33,7 +33,8 @@ export OUT
 R=${RESULTS:-bench/results}
 mkdir -p "$R"
 # Dirty: changes outside bench/results/ (where the parts write).
-if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ] && sha=$(git rev-parse HEAD 2>/dev/null); then
+# A TCGEMM_COMMIT the caller sets wins: a copy of a tree can carry a stale .git.
+if [ -z "${TCGEMM_COMMIT:-}" ] && [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ] && sha=$(git rev-parse HEAD 2>/dev/null); then
   export TCGEMM_COMMIT=$sha
   TCGEMM_COMMIT_DIRTY=$([ -n "$(git status --porcelain -- . ':(exclude)bench/results' 2>/dev/null)" ] && echo 1 || echo 0)
   export TCGEMM_COMMIT_DIRTY

@@ -1,6 +1,7 @@
 """The benchmark harness runs on a tiny sweep and its JSON has the promised fields."""
 import json
 import os
+import pathlib
 
 import pytest
 
@@ -318,6 +319,8 @@ def test_commit_outside_a_checkout_comes_from_the_environment(tmp_path, monkeypa
     assert source_commit(tmp_path)[1] is True
     monkeypatch.setenv("TCGEMM_COMMIT_DIRTY", "0")
     assert source_commit(tmp_path)[1] is False
+    # set by the caller, it wins over a checkout's own git (a copied tree can carry a stale .git)
+    assert source_commit(pathlib.Path(__file__).resolve().parents[2])[0] == "0123456789abcdef0123456789abcdef01234567"
 
 
 def test_regenerate_parts_name_their_files_and_fit_the_device_limit(tmp_path):

@@ -27,11 +27,15 @@ def _git(*args, cwd):
 
 
 def source_commit(repo=None):
-    """(sha, dirty, why_not): git rev-parse HEAD and `git status --porcelain`
+    """(sha, dirty, why_not): TCGEMM_COMMIT / TCGEMM_COMMIT_DIRTY where the
+    caller sets them (a copy of a tree can carry a stale .git), else
+    git rev-parse HEAD and `git status --porcelain`
     (untracked files count as dirty; bench/results/, where results are
-    written, does not) in the repository holding this package,
-    else TCGEMM_COMMIT / TCGEMM_COMMIT_DIRTY (set by whoever copied the tree
-    to a machine without its .git: bench/regenerate.sh's caller)."""
+    written, does not) in the repository holding this package."""
+    sha = os.environ.get("TCGEMM_COMMIT")
+    if sha:
+        dirty = os.environ.get("TCGEMM_COMMIT_DIRTY")
+        return sha, None if dirty is None else dirty not in ("", "0", "false"), None
     here = pathlib.Path(__file__).resolve()
     repo = repo or here.parents[3]
     why = "this package is not in a git checkout (an installed copy)"
@@ -47,10 +51,6 @@ def source_commit(repo=None):
             return head.stdout.strip(), bool(status.stdout.strip()) if status.returncode == 0 else None, None
     except (OSError, subprocess.SubprocessError) as e:
         why = f"git: {e}"
-    sha = os.environ.get("TCGEMM_COMMIT")
-    if sha:
-        dirty = os.environ.get("TCGEMM_COMMIT_DIRTY")
-        return sha, None if dirty is None else dirty not in ("", "0", "false"), None
     return None, None, f"{why}, and TCGEMM_COMMIT is not set"
 
 
