@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# One result set of one commit: regenerates bench/results/'s files on an H200,
-# part by part (a device command runs at most 10 minutes), each part one
+# One result set of one commit: regenerates bench/results/'s files on the GPU
+# at hand (named for it: h200_*, h100_*), part by part (a device command runs
+# at most 10 minutes), each part one
 # bench/device.sh step with its own time limit.
 #
 #   [OUT=dir] [RESULTS=dir] [TCGEMM_COMMIT=sha TCGEMM_COMMIT_DIRTY=0|1] bash bench/regenerate.sh PART...
 #
 # part        file in $RESULTS (+ .md)   what                               estimate  limit
+# (on an H200; GPU is the prefix, e.g. h200)
 # build       -                          pip install for 90a (Ada + Hopper)  1.5-3 min  200 s
 # squares     h200_squares               2048^3-16384^3, fp16/bf16, TN/NN    ~3 min     330 s
 # random      h200_random                seeds 41-43, 24 shapes each         ~2 min     240 s
@@ -15,11 +17,13 @@
 # split_tail  h200_split_tail            a short last wave of tiles          ~1 min     150 s
 # features    h200_features              fused epilogue, batched             ~1 min     180 s
 # user_path   h200_user_path             tcgemm.matmul: torch, NumPy, graphs ~1 min     180 s
+# fp8         h200_fp8                   scaled_matmul beside torch._scaled_mm ~4 min   390 s
 #
 # `all` is every part in this order. On the device, five commands whose
 # limits, a build's included, add up to under 10 minutes each
 # (docs/benchmarking.md, "Regenerating the results"):
 #   build squares | build random decode | build llm | build ragged split_tail | build features user_path
+#   | build fp8
 # (on a machine already built, `build` can be left out: it rebuilds).
 # A part whose build is missing builds first. RESULTS defaults to
 # bench/results; OUT (device.sh's logs, run.log) to a new temporary folder.
@@ -31,6 +35,9 @@ cd "$(dirname "$0")/.."
 : "${OUT:=$(mktemp -d)}"
 export OUT
 R=${RESULTS:-bench/results}
+# The files are named for the GPU that measured them: NVIDIA H200 -> h200_*, NVIDIA H100 ... -> h100_*.
+G=${GPU_PREFIX:-$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | grep -oiE '[A-Z][0-9]{2,3}' | head -1 | tr A-Z a-z)}
+G=${G:-gpu}
 mkdir -p "$R"
 # Dirty: changes outside bench/results/ (where the parts write).
 # A TCGEMM_COMMIT the caller sets wins: a copy of a tree can carry a stale .git.
@@ -62,8 +69,8 @@ out() {
 }
 
 parts=("$@")
-[ ${#parts[@]} -eq 0 ] && { sed -n '2,28p' "$0"; exit 2; }
-[ "${parts[*]}" = all ] && parts=(build squares random ragged decode llm split_tail features user_path)
+[ ${#parts[@]} -eq 0 ] && { sed -n '2,31p' "$0"; exit 2; }
+[ "${parts[*]}" = all ] && parts=(build squares random ragged decode llm split_tail features user_path fp8)
 steps=()
 built=no
 python3 -c "import tcgemm, sys; sys.exit('90a' not in tcgemm.build_info()['archs'])" 2>/dev/null && built=yes
@@ -72,19 +79,20 @@ for part in "${parts[@]}"; do
   case $part in
     build) steps+=(timeout=200 build=90a); built=yes ;;
     squares) steps+=(timeout=330 "bench=--shapes 2048 4096 8192 16384 --kernels $ADA $H --dtypes fp16 bf16 \
---layouts TN NN $P $(out h200_squares)") ;;
+--layouts TN NN $P $(out ${G}_squares)") ;;
     random) steps+=(timeout=240 "bench=--preset random --seed 41 42 43 --count 24 --aligned-share 0.5 --kernels $H \
---dtypes fp16 bf16 --layouts TN NN $P $(out h200_random)") ;;
-    llm) steps+=(timeout=390 "bench=--preset llm --kernels $H --dtypes bf16 fp16 --layouts TN NN $P $(out h200_llm)") ;;
+--dtypes fp16 bf16 --layouts TN NN $P $(out ${G}_random)") ;;
+    llm) steps+=(timeout=390 "bench=--preset llm --kernels $H --dtypes bf16 fp16 --layouts TN NN $P $(out ${G}_llm)") ;;
     ragged) steps+=(timeout=150 "bench=--preset ragged --kernels $ADA $H --dtypes fp16 bf16 --layouts TN NN $P \
-$(out h200_ragged)") ;;
+$(out ${G}_ragged)") ;;
     decode) steps+=(timeout=150 "bench=--preset decode --kernels $DECODE --dtypes bf16 fp16 --layouts TN NN $P \
-$(out h200_decode)") ;;
+$(out ${G}_decode)") ;;
     split_tail) steps+=(timeout=150 "bench=--preset split_tail --kernels $H --dtypes fp16 bf16 --layouts TN NN $P \
-$(out h200_split_tail)") ;;
-    features) steps+=(timeout=180 "bench=--only-features $P $(out h200_features)") ;;
-    user_path) steps+=(timeout=180 "user=$(out h200_user_path)") ;;
-    *) echo "regenerate.sh: unknown part '$part'"; sed -n '2,28p' "$0"; exit 2 ;;
+$(out ${G}_split_tail)") ;;
+    features) steps+=(timeout=180 "bench=--only-features $P $(out ${G}_features)") ;;
+    user_path) steps+=(timeout=180 "user=$(out ${G}_user_path)") ;;
+    fp8) steps+=(timeout=390 "bench=--fp8 --paired 4 --json $R/${G}_fp8.json --md $R/${G}_fp8.md") ;;
+    *) echo "regenerate.sh: unknown part '$part'"; sed -n '2,31p' "$0"; exit 2 ;;
   esac
 done
 echo "regenerate.sh: commit ${TCGEMM_COMMIT:-unknown} (dirty: ${TCGEMM_COMMIT_DIRTY:-unknown}), results in $R, logs in $OUT"

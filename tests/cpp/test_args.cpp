@@ -173,11 +173,13 @@ int main() {
       return name == "sm90.ws_splitk" || name == "sm90.ws_mcast" || name == "sm90.ws_splitk.n192" ||
              name == "sm90.ws_mcast.n192";
     };
-    CHECK(first(16, 8192, 8192) == "sm90.ws_splitk");      // decode, M <= 64: split K
-    CHECK(first(64, 8192, 8192) == "sm90.ws_splitk");
+    // Decode, M <= 64: A and B swapped while the weight's 128-row tiles fit
+    // in one wave (N <= 128 * 132), either layout; else split K.
+    CHECK(first(16, 8192, 8192) == "sm90.ws_splitk.swap.dsmem");  // NN: x @ w
+    CHECK(first(64, 8192, 8192) == "sm90.ws_splitk.swap.dsmem");
+    CHECK(first(8, 8192, 28672) == "sm90.ws_splitk.swap.dsmem");
+    CHECK(first(64, 16897, 4096) == "sm90.ws_splitk");     // 133 swapped tiles
     CHECK(first(16, 28672, 4096) == "sm90.ws_splitk");     // 112 narrow tiles, unsplit: half the MMAs
-    // x @ w.T (TN) at M <= 64: A and B swapped while the weight's 128-row
-    // tiles fit in one wave (N <= 128 * 132), else as NN.
     auto first_tn = [](int64_t M, int64_t N, int64_t K) {
       GemmArgs a = good();
       a.M = M, a.N = N, a.K = K, a.layout = Layout::TN;
@@ -190,16 +192,17 @@ int main() {
     CHECK(first_tn(48, 1000, 4104) == "sm90.ws_splitk.swap.dsmem");   // 16 tiles of 64 rows (h200_decode.md)
     CHECK(first_tn(64, 16897, 4096) == "sm90.ws_splitk");       // 133
     CHECK(first_tn(16, 28672, 4096) == "sm90.ws_splitk");
-    // 65-128 rows against a wide weight: the cluster split (the swap's n128
-    // tiles for TN while 64-row tiles of the weight fit in one wave; NN
-    // 128x128 tiles while two slices of each fit in one round).
+    // 65-128 rows against a wide weight: the swapped cluster split (n128
+    // tiles) while 64-row tiles of the weight fit in one wave, either layout.
     CHECK(first_tn(128, 8192, 8192) == "sm90.ws_splitk.swap.dsmem");  // 128 tiles of 64 rows
     CHECK(first_tn(65, 4096, 4096) == "sm90.ws_splitk.swap.dsmem");
     CHECK(first_tn(128, 8512, 8192) == "sm90.ws_pingpong");           // 133 tiles of 64 rows
     CHECK(first_tn(128, 3000, 5000) != "sm90.ws_splitk.swap.dsmem");  // a narrow weight
     CHECK(first_tn(129, 4096, 4096) != "sm90.ws_splitk.swap.dsmem");
-    CHECK(first(128, 8192, 8192) == "sm90.ws_splitk.dsmem");  // NN: 64 square tiles, 2 slices each in one round
-    CHECK(first(128, 8576, 8192) == "sm90.ws_pingpong");      // 67 square tiles
+    CHECK(first(128, 8192, 8192) == "sm90.ws_splitk.swap.dsmem");  // NN: 128 tiles of 64 rows
+    CHECK(first(96, 4096, 4096) == "sm90.ws_splitk.swap.dsmem");
+    CHECK(first(128, 8576, 8192) == "sm90.ws_pingpong");      // 134 tiles of 64 rows
+    CHECK(first(128, 14336, 4096) == "sm90.ws_pingpong");
     CHECK(first(128, 8192, 1024) == "sm90.ws_pingpong");      // 16 K tiles: too short to split
     CHECK(first(1000, 1000, 1000) == "sm90.ws_pingpong");
     CHECK(first(64, 8192, 512) == "sm90.ws_pingpong");     // too short to split

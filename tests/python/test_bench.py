@@ -325,8 +325,9 @@ def test_commit_outside_a_checkout_comes_from_the_environment(tmp_path, monkeypa
 
 def test_regenerate_parts_name_their_files_and_fit_the_device_limit(tmp_path):
     """bench/regenerate.sh (DRY_RUN=1: the device.sh command line it would run): each part writes
-    its own file, the set is at most 8 JSON files, and each documented command's step limits
-    (a build included, as on a fresh machine) add up to less than the device's 10 minutes."""
+    its own file named for the GPU, the 16-bit set is at most 8 JSON files (and FP8's one), and each
+    documented command's step limits (a build included, as on a fresh machine) add up to less than
+    the device's 10 minutes."""
     import pathlib
     import re
     import shlex
@@ -338,8 +339,8 @@ def test_regenerate_parts_name_their_files_and_fit_the_device_limit(tmp_path):
     root = pathlib.Path(__file__).resolve().parents[2]
     script = root / "bench" / "regenerate.sh"
 
-    def steps(*parts):
-        env = dict(os.environ, DRY_RUN="1", OUT=str(tmp_path / "out"), RESULTS=str(tmp_path / "res"))
+    def steps(*parts, gpu="h200"):
+        env = dict(os.environ, DRY_RUN="1", OUT=str(tmp_path / "out"), RESULTS=str(tmp_path / "res"), GPU_PREFIX=gpu)
         r = subprocess.run(["bash", str(script), *parts], cwd=root, env=env, capture_output=True, text=True,
                            timeout=60)
         assert r.returncode == 0, r.stderr
@@ -348,7 +349,7 @@ def test_regenerate_parts_name_their_files_and_fit_the_device_limit(tmp_path):
         return words[2:]
 
     files = {}
-    for part in ("squares", "random", "ragged", "decode", "llm", "split_tail", "features", "user_path"):
+    for part in ("squares", "random", "ragged", "decode", "llm", "split_tail", "features", "user_path", "fp8"):
         s = steps("build", part)
         assert s[:2] == ["timeout=200", "build=90a"] and s[2].startswith("timeout=")
         assert s[3].startswith(("bench=", "user=")) and len(s) == 4
@@ -356,10 +357,12 @@ def test_regenerate_parts_name_their_files_and_fit_the_device_limit(tmp_path):
         assert re.search(r"--md (\S+)", s[3]).group(1) == json_out[:-len(".json")] + ".md"
         files[part] = pathlib.Path(json_out).name
     assert files["squares"] == "h200_squares.json" and files["user_path"] == "h200_user_path.json"
-    assert len(set(files.values())) == len(files) <= 8
+    assert files["fp8"] == "h200_fp8.json" and "--fp8" in steps("fp8")[1]
+    assert len(set(files.values())) == len(files) and len(files) - 1 <= 8
+    assert re.search(r"--json \S+/h100_squares.json", " ".join(steps("squares", gpu="h100")))
     assert "--seed 41 42 43" in " ".join(steps("random")) and "--layouts TN NN" in " ".join(steps("llm"))
     groups = (["build", "squares"], ["build", "random", "decode"], ["build", "llm"], ["build", "ragged", "split_tail"],
-              ["build", "features", "user_path"])
+              ["build", "features", "user_path"], ["build", "fp8"])
     assert sorted(p for g in groups for p in g if p != "build") == sorted(files)  # every part in one command
     for group in groups:
         limits = [int(w.split("=")[1]) for w in steps(*group) if w.startswith("timeout=")]
@@ -367,3 +370,30 @@ def test_regenerate_parts_name_their_files_and_fit_the_device_limit(tmp_path):
     bad = subprocess.run(["bash", str(script), "nope"], cwd=root, capture_output=True, text=True, timeout=60,
                          env=dict(os.environ, DRY_RUN="1", OUT=str(tmp_path / "out"), RESULTS=str(tmp_path / "res")))
     assert bad.returncode == 2 and "unknown part 'nope'" in bad.stdout
+
+
+def test_fp8_bench_jobs_summary_and_table():
+    """The FP8 bench's shape sets (multiples of 16 where torch._scaled_mm needs them, fixed per seed),
+    its per-part summary and its table, on made-up rows (the timing itself needs a GPU)."""
+    from tcgemm.bench import fp8
+    assert fp8.random_shapes(51) == fp8.random_shapes(51) != fp8.random_shapes(52)
+    assert all(256 <= d <= 8192 and d % 16 == 0 for s in fp8.random_shapes(51) for d in s)
+    jobs = fp8.jobs(fp8.PARTS, (51, 52))
+    assert {j[0] for j in jobs} == set(fp8.PARTS) - ({"deepgemm"} if not fp8.DEEPGEMM_H800 else set())
+    assert all(j[5] in ("tensor", "rowwise", "block") for j in jobs)
+    assert not [j for j in jobs if j[6].startswith("sm89") and j[5] == "block"]  # Ada takes no block scales
+    assert {j[1] for j in jobs if j[0] == "random"} == {51, 52}
+    with pytest.raises(ValueError, match="unknown FP8 part"):
+        fp8.jobs(["nope"], ())
+    rows = [dict(part="squares", M=8, N=8, K=8, mode="tensor", kernel="auto", tflops=1.0, median_ms=1.0, err=1e-3,
+                 vs_torch_fast=v, torch_fast_err=2e-3, speedup_over_bf16=1.8) for v in (0.5, 2.0)]
+    rows.append(dict(part="decode", M=1, N=8, K=8, mode="block", kernel="auto", tflops=1.0, median_ms=1.0,
+                     err=1e-3, of_bound=0.8))
+    rows.append(dict(part="squares", M=8, N=8, K=8, mode="tensor", kernel="sm89.fp8_mma.s3", status="error: no"))
+    s = {(d["part"], d["mode"]): d for d in fp8.summary(rows)}
+    assert s[("squares", "tensor")]["vs_torch_fast_geomean"] == pytest.approx(1.0)
+    assert s[("squares", "tensor")]["vs_torch_fast_worst"] == 0.5 and s[("squares", "tensor")]["rows"] == 2
+    assert s[("decode", "block")]["of_bound_geomean"] == pytest.approx(0.8)
+    md = fp8.to_markdown({"environment": {"gpu": "X"}, "d2d_gbps": 3000.0, "summary": fp8.summary(rows), "rows": rows})
+    assert "| squares | tensor | auto | 2 | 1.000x, 0.500x |" in md and "error: no" in md
+    assert "0.80" in md and "3000 GB/s" in md

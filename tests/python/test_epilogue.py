@@ -379,9 +379,11 @@ def test_auto_picks_split_k_for_decode_shapes(rng):
     d = tcgemm.device_info()
     if d["cc"] != 90 or not any(k["name"] == "sm90.ws_splitk" and k["runnable"] for k in tcgemm.kernels()):
         pytest.skip("the split-K policy is measured for sm_90 (ws_splitk built and runnable)")
-    # NN at M = 128: the cluster split while 2 slices of its 64 square tiles fit in one round (128 SMs)
-    m128 = "sm90.ws_splitk.dsmem" if d["sm_count"] >= 128 else "sm90.ws_pingpong"
-    for M, N, K, want in [(16, 8192, 8192, "sm90.ws_splitk"), (128, 8192, 8192, m128),
+    # NN (x @ w): swapped, a tile's K slices in one cluster, while the weight's tiles fit in one wave
+    # (M <= 64: 64 tiles of 128 rows; M = 128: 128 tiles of 64 rows)
+    m16 = "sm90.ws_splitk.swap.dsmem" if d["sm_count"] >= 64 else "sm90.ws_splitk"
+    m128 = "sm90.ws_splitk.swap.dsmem" if d["sm_count"] >= 128 else "sm90.ws_pingpong"
+    for M, N, K, want in [(16, 8192, 8192, m16), (128, 8192, 8192, m128),
                           (4096, 4096, 4096, "sm90.ws_mcast")]:
         da = tcgemm.DeviceArray.empty((M, K), f16)
         db = tcgemm.DeviceArray.empty((K, N), f16)

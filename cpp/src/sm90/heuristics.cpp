@@ -121,8 +121,8 @@ Sm90Costs sm90_costs(const GemmArgs& a, int sms) {
 // Measured winners first.
 std::vector<const char*> sm90_preference(int cc, const GemmArgs& args, int sms) {
   if (cc != 90) return {};
-  // FP8 (compiled, not run on a GPU: no measurement orders these): the
-  // wgmma kernels before Ada's, which on sm_90a run FP8 as fp16 mma.sync.
+  // FP8: the wgmma kernels before Ada's, which on sm_90a run FP8 as fp16
+  // mma.sync (two HMMA per FP8 MMA).
   if (is_fp8(args.dtype)) return {args.scales.mode == ScaleMode::block ? "sm90.ws_fp8.block" : "sm90.ws_fp8"};
   const int k_tiles = static_cast<int>(ceil_div(args.K, 64));
   if (args.split_k > 1) return {"sm90.ws_splitk"};  // asked for by the caller
@@ -134,18 +134,19 @@ std::vector<const char*> sm90_preference(int cc, const GemmArgs& args, int sms) 
   // h200_sweep.md); unsplit, TN 16 x 28672 x 4096 0.94-0.97x against the
   // 128-row tiles' 0.75-0.78x, half of whose MMA rows are padding
   // (h200_llm.md).
-  // With x @ w.T (TN), A and B swapped where the weight's 128-row tiles fit
-  // in one wave: the weight's rows fill wgmma's M and x's few rows its N
-  // (n16-n64), and a tile's K slices meet in a cluster's shared memory
-  // (ws_splitk.swap.dsmem: one kernel, no partials; 64-row tiles of the
-  // weight where those fit in one wave). h200_decode.md, ws_splitk /
-  // ws_splitk.swap / ws_splitk.swap.dsmem: 16 x 4096 x 4096 0.74-0.75x /
-  // 0.80-0.81x / 0.96-0.97x, 16 x 14336 x 4096 0.79-0.80x / 0.84-0.85x /
-  // 0.93-0.94x, 64 x 4096 x 4096 0.64-0.66x / 0.69-0.70x / 0.82-0.83x,
-  // 48 x 1000 x 4104 0.64x / 0.80x / 0.81-0.82x. One wave only: at 224
-  // swapped tiles (16 x 28672 x 4096) 0.94-0.98x / 0.88x / 0.93-0.95x.
+  // A and B swapped where the weight's 128-row tiles fit in one wave: the
+  // weight's rows fill wgmma's M and x's few rows its N (n16-n64), and a
+  // tile's K slices meet in a cluster's shared memory (ws_splitk.swap.dsmem:
+  // one kernel, no partials; 64-row tiles of the weight where those fit in
+  // one wave). Both layouts: x @ w.T reads the weight K-major, x @ w
+  // MN-major (wgmma's transpose-A), at the same speed. h200_decode.md,
+  // ws_splitk / ws_splitk.swap.dsmem, TN and NN alike: 16 x 4096 x 4096
+  // 0.72-0.78x / 0.94-0.97x, 16 x 14336 x 4096 0.79-0.81x / 0.93x, 64 x 4096
+  // x 4096 0.64-0.66x / 0.80-0.83x, 48 x 1000 x 4104 0.63x / 0.78-0.82x, NN
+  // 8 x 8192 x 28672 0.88-0.89x / 0.91-0.92x. One wave only: at 224 swapped
+  // tiles (16 x 28672 x 4096) 0.94-0.98x / 0.93-0.95x.
   const int64_t swap_tiles = ceil_div(args.N, 128) * args.batch;  // the weight's 128-row tiles
-  const bool swap = args.layout == Layout::TN && swap_tiles <= sms;
+  const bool swap = swap_tiles <= sms;
   const std::vector<const char*> decode =
       swap ? std::vector<const char*>{"sm90.ws_splitk.swap.dsmem", "sm90.ws_splitk.swap", "sm90.ws_splitk",
                                       "sm90.ws_persistent"}
@@ -154,27 +155,22 @@ std::vector<const char*> sm90_preference(int cc, const GemmArgs& args, int sms) 
   if (args.M <= 64 && args.split_k != 1 &&
       (sched::choose_splits(args.split_k, narrow_tiles, k_tiles, sms) > 1 || narrow_tiles * 2 >= sms))
     return decode;
-  // 65-128 rows against a weight at least 4096 wide whose 64-row tiles fit
-  // in one wave, K at least two slices of 16 K tiles: the cluster split, x's
-  // rows as wgmma's N (TN: the swap, n128) or the weight's columns in
-  // 128x128 tiles (NN: ws_splitk.dsmem, where two slices of each fit in one
-  // round). h200_m128.md: TN 128 x 4096 x 4096 0.84x (ping-pong 0.63x,
-  // ws_splitk.n192 0.67-0.68x), 128 x 4096 x 14336 0.95-0.96x (0.52-0.53x,
-  // 0.82x), 128 x 8192 x 8192 0.88-0.89x (ping-pong 0.81-0.83x); NN 128 x
-  // 8192 x 8192 0.85-0.86x (0.82x), 128 x 4096 x 14336 0.84-0.85x
-  // (ws_splitk.n192 0.81x), 128 x 6144 x 4096 0.74-0.76x (0.71-0.73x); at 96
-  // rows NN 0.69-0.73x, behind ws_splitk.n192's 0.74-0.78x. Not where the
-  // 64-row tiles take two waves (128 x 14336 x 4096: ping-pong 0.95-0.98x,
-  // the swap 0.87x), nor on narrow weights (100 x 3000 x 5000 TN: 0.61x
-  // against ws_mcast.n192's 0.64x, launch-timed;
-  // bench/results/logs/h200_runs_2026-12-04_session13.txt).
+  // 65-128 rows against a weight at least 4096 wide, K at least two slices
+  // of 16 K tiles: the swapped cluster split (x's rows as wgmma's N, n128)
+  // while the weight's 64-row tiles fit in one wave, either layout.
+  // h200_decode.md, the swap / ping-pong: TN 128 x 4096 x 4096 0.84x /
+  // 0.63x, 128 x 8192 x 8192 0.88-0.89x / 0.81-0.83x; NN 128 x 4096 x 4096
+  // 0.84x / 0.63x, 128 x 8192 x 8192 0.87-0.89x / 0.82x, ahead of the
+  // unswapped cluster split (ws_splitk.dsmem: 0.70x, 0.85x); at 96 rows NN
+  // 0.72-0.76x, behind ws_splitk.n192's 0.78-0.83x, level with
+  // ws_splitk.dsmem's 0.71-0.75x. Not where the 64-row tiles take two waves
+  // (128 x 14336 x 4096: ping-pong 0.94-0.95x, the swap 0.84-0.86x), nor on
+  // narrow weights (100 x 3000 x 5000 TN: 0.61x against ws_mcast.n192's
+  // 0.64x).
   const bool deep = k_tiles >= 2 * sched::kMinSliceKTiles;
-  if (args.M > 64 && args.M <= 128 && args.split_k != 1 && args.N >= 4096 && deep) {
-    if (args.layout == Layout::TN && sched::cluster_split_tile_rows(args.N, args.batch, sms) == 64)
-      return {"sm90.ws_splitk.swap.dsmem", "sm90.ws_pingpong"};
-    if (args.layout == Layout::NN && ceil_div(args.N, 128) * args.batch * 2 <= sms)
-      return {"sm90.ws_splitk.dsmem", "sm90.ws_pingpong"};
-  }
+  if (args.M > 64 && args.M <= 128 && args.split_k != 1 && args.N >= 4096 && deep &&
+      sched::cluster_split_tile_rows(args.N, args.batch, sms) == 64)
+    return {"sm90.ws_splitk.swap.dsmem", "sm90.ws_pingpong"};
   // Otherwise, while even the 128x128 tiles fit in one wave, the ping-pong
   // kernel's tiles put twice the CTAs to work: 1000^3 fp16 0.74-0.77x
   // (ws_persistent 0.56-0.57x; h200_sweep.md), 128 x 14336 x 4096 0.95-0.98x

@@ -67,10 +67,22 @@ def main(argv=None) -> int:
                         "(tcgemm/bench/user.py)")
     p.add_argument("--user-parts", nargs="*", choices=["overhead", "kernel", "graph", "numpy"],
                    help="with --user-path: which row kinds (default all)")
+    p.add_argument("--fp8", action="store_true",
+                   help="time FP8 instead: tcgemm.scaled_matmul beside torch._scaled_mm and tcgemm's bf16 matmul "
+                        "(tcgemm/bench/fp8.py); --seed gives the random part's seeds (default 51 52), --paired its "
+                        "rounds")
+    p.add_argument("--fp8-parts", nargs="*", choices=["squares", "random", "llm", "decode", "deepgemm"],
+                   help="with --fp8: which shape sets (default all)")
     args = p.parse_args(argv)
     if args.user_path:
         from . import user
         return user.main(args)
+    if args.fp8:
+        if _core.device_count() == 0:
+            print("tcgemm bench: no CUDA device was found; nothing to time.", file=sys.stderr)
+            return 1
+        from . import fp8
+        return fp8.main(args)
     if args.replot:
         with open(args.replot) as f:
             write_results(json.load(f), args, to_markdown, plot, fresh=False)

@@ -1,0 +1,345 @@
+"""FP8: ``tcgemm.scaled_matmul`` beside ``torch._scaled_mm`` in one run.
+
+    python -m tcgemm bench --fp8 [--fp8-parts squares random llm decode deepgemm] --json r.json --md r.md
+
+Every row is one shape, one scale mode and one tcgemm kernel (``auto`` unless
+named), output bf16, operands e4m3 quantized from uniform(-1, 1) data by
+``tcgemm.quantize_fp8`` (``x @ w.T``: the weight N x K, the TN layout FP8
+wgmma takes). Timed in GPU time (each chunk of calls queued behind a spin
+kernel, inputs rotated past the L2), in alternating rounds with, in the same
+rounds and on the same buffers:
+
+* ``torch._scaled_mm`` with ``use_fast_accum=True`` (``fast``: FP8 sums kept
+  in the tensor core's accumulator, as ``sm90.ws_fp8`` does) and ``False``
+  (``default``: cuBLASLt's promoted sums) -- tensor-wise and row-wise modes;
+  torch has no block mode;
+* ``tcgemm.matmul`` on the same shape in bf16 (the speed-up FP8 gives).
+
+Each row also records the error against a float64 reference of the
+dequantized inputs (relative Frobenius norm over up to 256 rows), tcgemm's
+and torch's on the same inputs; the block rows the figure DeepGEMM publishes
+for the shape (an H800's, its README); the decode rows the time the bytes
+take at the device-to-device bandwidth measured in the run.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._fp8 import BLOCK
+from .references import TorchBackend
+from .shapes import L2_BYTES, geomean
+
+PARTS = ("squares", "random", "llm", "decode", "deepgemm")
+SQUARES = [4096, 8192, 16384]
+# x @ w.T against weights (N, K) of Llama-3-8B/70B-like layers.
+LLM_WEIGHTS = [(4096, 4096), (6144, 4096), (14336, 4096), (4096, 14336), (28672, 8192), (8192, 28672)]
+LLM_M = [16, 128, 4096]
+DECODE_M = [1, 16, 64, 128]
+DECODE_WEIGHTS = [(4096, 4096), (14336, 4096), (4096, 14336), (7168, 16384)]
+# DeepGEMM's "normal GEMMs for dense models" table, block-scaled FP8 on an H800 SXM5 with NVCC 12.8:
+# (M, N, K) -> TFLOPS, the last table its README published (github.com/deepseek-ai/DeepGEMM, README of
+# 2025-04-09; later READMEs quote only a peak, 1550 TFLOPS, with no table).
+DEEPGEMM_H800 = {
+    (64, 2112, 7168): 206, (64, 24576, 1536): 289, (64, 32768, 512): 219, (64, 7168, 16384): 336,
+    (64, 4096, 7168): 287, (64, 7168, 2048): 295,
+    (128, 2112, 7168): 352, (128, 24576, 1536): 535, (128, 32768, 512): 358, (128, 7168, 16384): 645,
+    (128, 4096, 7168): 533, (128, 7168, 2048): 510,
+    (4096, 2112, 7168): 1127, (4096, 24576, 1536): 1212, (4096, 32768, 512): 775, (4096, 7168, 16384): 1520,
+    (4096, 4096, 7168): 1410, (4096, 7168, 2048): 1168,
+}
+ADA = ["sm89.fp8_mma_8w.s4", "sm89.fp8_mma.s3"]
+
+
+def random_shapes(seed, count=8):
+    """M, N, K uniform in 256-8192, each a multiple of 16 (what torch._scaled_mm takes)."""
+    rng = np.random.default_rng(seed)
+    return [tuple(int(v) for v in rng.integers(16, 513, size=3) * 16) for _ in range(count)]
+
+
+def jobs(parts, seeds):
+    """-> [(part, seed or None, M, N, K, modes, kernels)]: what each part times."""
+    out = []
+    for part in parts:
+        if part == "squares":
+            for s in SQUARES:
+                for mode in ("tensor", "rowwise", "block"):
+                    ks = ["auto"] + (ADA if mode != "block" and s <= 8192 else [])
+                    out += [(part, None, s, s, s, mode, k) for k in ks]
+        elif part == "random":
+            for seed in seeds:
+                for M, N, K in random_shapes(seed):
+                    out += [(part, seed, M, N, K, mode, "auto") for mode in ("tensor", "rowwise")]
+        elif part == "llm":
+            for N, K in LLM_WEIGHTS:
+                for M in LLM_M:
+                    out += [(part, None, M, N, K, mode, "auto") for mode in ("tensor", "rowwise", "block")]
+        elif part == "decode":
+            for N, K in DECODE_WEIGHTS:
+                for M in DECODE_M:
+                    out += [(part, None, M, N, K, mode, "auto") for mode in ("rowwise", "block")]
+        elif part == "deepgemm":
+            for (M, N, K) in DEEPGEMM_H800:
+                out += [(part, None, M, N, K, "block", "auto")]
+        else:
+            raise ValueError(f"unknown FP8 part '{part}' (one of {', '.join(PARTS)})")
+    return out
+
+
+class _Operands:
+    """Rotating sets of quantized operands for one shape and mode, and their
+    float64 dequantized reference on a row sample (of the first set)."""
+
+    def __init__(self, torch, M, N, K, mode):
+        from .. import quantize_fp8
+
+        t = torch
+        self.t = t
+        qa = {"tensor": "tensor", "rowwise": "row", "block": (1, BLOCK)}[mode]
+        qb = {"tensor": "tensor", "rowwise": "row", "block": (BLOCK, BLOCK)}[mode]
+        per = M * K + N * K + M * N * 2
+        n = max(1, min(8, -(-3 * L2_BYTES // per)))
+        self.sets = []
+        for i in range(n):
+            x = t.empty((M, K), device="cuda", dtype=t.float32).uniform_(-1, 1)
+            w = t.empty((N, K), device="cuda", dtype=t.float32).uniform_(-1, 1)
+            a, sa = quantize_fp8(x, block=qa)
+            b, sb = quantize_fp8(w, block=qb)
+            if mode == "rowwise":
+                sb = sb.reshape(1, N)  # torch._scaled_mm's (1, N) for B = w.T
+            out = t.empty((M, N), device="cuda", dtype=t.bfloat16)
+            self.sets.append((a, b.t(), sa.contiguous(), sb.contiguous(), out))
+            if i == 0:
+                rows = min(M, 256)
+                self.ref = (self._dequant(a[:rows], sa[:rows] if mode != "tensor" else sa, mode, "a")
+                            @ self._dequant(b, sb, mode, "b").T)
+            del x, w
+        self.rows = min(M, 256)
+
+    def _dequant(self, q, s, mode, which):
+        t = self.t
+        q = q.double()
+        s = s.double()
+        if mode == "tensor":
+            return q * s
+        if mode == "rowwise":
+            return q * s.reshape(-1, 1)
+        rows, cols = q.shape
+        if which == "a":  # (rows, ceil(K/128)): one per row per 128 columns
+            return q * s.repeat_interleave(BLOCK, dim=1)[:, :cols]
+        return q * s.repeat_interleave(BLOCK, dim=0).repeat_interleave(BLOCK, dim=1)[:rows, :cols]
+
+    def err(self, got):
+        t = self.t
+        g = got[: self.rows].double()
+        if not bool(t.isfinite(g).all()):
+            return float("inf")
+        return float((t.linalg.vector_norm(g - self.ref) / t.linalg.vector_norm(self.ref)).item())
+
+
+def _calls(M, N, K):
+    return int(min(64, max(8, 3e13 / max(2.0 * M * N * K, 1.0))))  # ~15-30 ms of work per round
+
+
+def d2d_bandwidth(torch, nbytes=1 << 30, reps=5):
+    """Device-to-device copy rate (GB/s, bytes read + written): the yardstick of the decode rows."""
+    src = torch.empty(nbytes, dtype=torch.uint8, device="cuda")
+    dst = torch.empty_like(src)
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    ts = []
+    for _ in range(reps):
+        s.record()
+        dst.copy_(src)
+        e.record()
+        e.synchronize()
+        ts.append(s.elapsed_time(e))
+    return 2 * nbytes / (float(np.median(ts)) * 1e-3) / 1e9
+
+
+def run_fp8(parts=PARTS, seeds=(51, 52), rounds=4, progress=True, bf16_baseline=True):
+    import torch
+
+    from .. import matmul, scaled_matmul
+
+    be = TorchBackend(torch)
+    bw = d2d_bandwidth(torch)
+    rows = []
+    cache = {}
+    for part, seed, M, N, K, mode, kernel in jobs(parts, seeds):
+        key = (M, N, K, mode)
+        if key not in cache:
+            cache.clear()
+            torch.cuda.empty_cache()
+            cache[key] = _Operands(torch, M, N, K, mode)
+        ops = cache[key]
+        sets = ops.sets
+        flops = 2.0 * M * N * K
+        row = dict(part=part, M=M, N=N, K=K, mode=mode, kernel=kernel, out_dtype="bf16")
+        if seed is not None:
+            row["seed"] = seed
+
+        def ours(a, b, sa, sb, out):
+            scaled_matmul(a, b, sa, sb, out_dtype=torch.bfloat16, out=out, kernel=kernel)
+
+        fns = {"tcgemm": (ours, sets)}  # name -> (call, its rotation of argument sets)
+        if mode != "block":
+            for name, fast in (("fast", True), ("default", False)):
+                fns[name] = ((lambda f: lambda a, b, sa, sb, out: torch._scaled_mm(
+                    a, b, sa, sb, out_dtype=torch.bfloat16, use_fast_accum=f))(fast), sets)
+        bf = None
+        if bf16_baseline and mode == "tensor" and kernel == "auto":
+            bf = [(a.to(torch.bfloat16), b.t().to(torch.bfloat16)) for a, b, *_ in sets]  # x, w (N x K)
+            fns["bf16"] = (lambda x, w: matmul(x, w.T), bf)
+        # Correctness first: a poisoned output, then each side's error on the same inputs.
+        try:
+            a, b, sa, sb, out = sets[0]
+            out.fill_(float("nan"))
+            ours(a, b, sa, sb, out)
+            row["err"] = ops.err(out)
+        except Exception as exc:  # an entry that refuses the mode: recorded, not timed
+            row["status"] = f"error: {exc}"
+            rows.append(row)
+            if progress:
+                print(f"  {part} {M}x{N}x{K} {mode} {kernel}: {row['status']}", flush=True)
+            continue
+        for name in ("fast", "default"):
+            if name in fns:
+                try:
+                    row[f"torch_{name}_err"] = ops.err(fns[name][0](*sets[0]))
+                except Exception as exc:
+                    row[f"torch_{name}_error"] = str(exc).splitlines()[0][:200]
+                    del fns[name]
+        calls = _calls(M, N, K)
+        times = {name: [] for name in fns}
+        for fn, rot in fns.values():  # warm-up
+            be.time_queued(fn, rot, 2, 2)
+        for _ in range(rounds):
+            for name, (fn, rot) in fns.items():
+                times[name] += be.time_queued(fn, rot, 0, calls)
+        med = {name: float(np.median(v)) for name, v in times.items()}
+        row["median_ms"] = med["tcgemm"]
+        row["tflops"] = flops / (med["tcgemm"] * 1e-3) / 1e12
+        for name in ("fast", "default"):
+            if name in med:
+                row[f"torch_{name}_ms"] = med[name]
+                row[f"vs_torch_{name}"] = med[name] / med["tcgemm"]
+        if "bf16" in med:
+            row["bf16_ms"] = med["bf16"]
+            row["speedup_over_bf16"] = med["bf16"] / med["tcgemm"]
+        if (M, N, K) in DEEPGEMM_H800 and mode == "block":
+            row["deepgemm_h800_tflops"] = DEEPGEMM_H800[(M, N, K)]
+        if part == "decode":
+            nbytes = M * K + N * K + M * N * 2 + 4 * (M + N) * math.ceil(K / BLOCK)
+            row["bound_ms"] = nbytes / (bw * 1e9) * 1e3
+            row["of_bound"] = row["bound_ms"] / med["tcgemm"]
+        rows.append(row)
+        if progress:
+            print("  " + log_line(row), flush=True)
+        del bf
+    cache.clear()
+    torch.cuda.empty_cache()
+    return rows, {"d2d_gbps": bw}
+
+
+def log_line(r):
+    s = f"{r['part']} {r['M']}x{r['N']}x{r['K']} {r['mode']} {r['kernel']}: "
+    if "tflops" not in r:
+        return s + r.get("status", "")
+    s += f"{r['tflops']:.0f} TFLOPS, err {r['err']:.2e}"
+    for name in ("fast", "default"):
+        if f"vs_torch_{name}" in r:
+            s += f", vs _scaled_mm {name} {r[f'vs_torch_{name}']:.3f}x (err {r[f'torch_{name}_err']:.2e})"
+    if "speedup_over_bf16" in r:
+        s += f", {r['speedup_over_bf16']:.2f}x bf16"
+    if "of_bound" in r:
+        s += f", {r['of_bound']:.2f} of the memory bound"
+    return s
+
+
+def summary(rows):
+    """Geomeans per part and mode: tcgemm against torch._scaled_mm (fast and default accumulation)."""
+    out = []
+    keys = sorted({(r["part"], r["mode"], r["kernel"]) for r in rows if "tflops" in r})
+    for part, mode, kernel in keys:
+        sel = [r for r in rows if (r["part"], r["mode"], r["kernel"]) == (part, mode, kernel) and "tflops" in r]
+        d = dict(part=part, mode=mode, kernel=kernel, rows=len(sel))
+        for name in ("fast", "default"):
+            v = [r[f"vs_torch_{name}"] for r in sel if f"vs_torch_{name}" in r]
+            if v:
+                d[f"vs_torch_{name}_geomean"] = geomean(v)
+                d[f"vs_torch_{name}_worst"] = min(v)
+        v = [r["speedup_over_bf16"] for r in sel if "speedup_over_bf16" in r]
+        if v:
+            d["speedup_over_bf16_geomean"] = geomean(v)
+        v = [r["of_bound"] for r in sel if "of_bound" in r]
+        if v:
+            d["of_bound_geomean"] = geomean(v)
+        out.append(d)
+    return out
+
+
+def _f(v, fmt):
+    return "" if v is None else format(v, fmt)
+
+
+def to_markdown(res) -> str:
+    from .provenance import provenance_markdown
+
+    env = res["environment"]
+    lines = ["# tcgemm FP8 benchmark: scaled_matmul beside torch._scaled_mm", ""]
+    for key in ("date", "gpu", "driver_version", "max_sm_clock", "power_limit", "cublas_via"):
+        if env.get(key):
+            lines.append(f"- {key.replace('_', ' ')}: {env[key]}")
+    lines += provenance_markdown(env)
+    lines += [f"- device-to-device copy: {res['d2d_gbps']:.0f} GB/s (the decode rows' memory bound)",
+              "- operands e4m3 from uniform(-1, 1) by tcgemm.quantize_fp8, output bf16, x @ w.T (TN); GPU time per "
+              "call (queued behind a spin kernel), inputs rotated past the L2; tcgemm, torch._scaled_mm (fast = "
+              "use_fast_accum=True, default = False) and tcgemm's bf16 matmul timed in alternating rounds on the same "
+              "buffers; a ratio above 1 means tcgemm is faster",
+              "- err: relative Frobenius error against a float64 reference of the dequantized inputs (up to 256 rows)",
+              "", "## Summary", "",
+              "| part | mode | kernel | rows | vs _scaled_mm fast (geomean, worst) | vs default (geomean, worst) | "
+              "FP8 / bf16 | of memory bound |", "|---|---|---|---:|---:|---:|---:|---:|"]
+    for d in res["summary"]:
+        def pair(name):
+            g = d.get(f"vs_torch_{name}_geomean")
+            return "" if g is None else f"{g:.3f}x, {d[f'vs_torch_{name}_worst']:.3f}x"
+        lines.append(f"| {d['part']} | {d['mode']} | {d['kernel']} | {d['rows']} | {pair('fast')} | {pair('default')} | "
+                     f"{_f(d.get('speedup_over_bf16_geomean'), '.2f')} | {_f(d.get('of_bound_geomean'), '.2f')} |")
+    lines += ["", "## Rows", "",
+              "| part | shape (MxNxK) | mode | kernel | TFLOPS | ms | err | vs fast | fast err | vs default | "
+              "default err | FP8 / bf16 | DeepGEMM H800 TFLOPS | of memory bound | status |",
+              "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for r in res["rows"]:
+        shape = (f"s{r['seed']}: " if "seed" in r else "") + f"{r['M']}x{r['N']}x{r['K']}"
+        lines.append(
+            f"| {r['part']} | {shape} | {r['mode']} | {r['kernel']} | {_f(r.get('tflops'), '.0f')} | "
+            f"{_f(r.get('median_ms'), '.4f')} | {_f(r.get('err'), '.2e')} | {_f(r.get('vs_torch_fast'), '.3f')} | "
+            f"{_f(r.get('torch_fast_err'), '.2e')} | {_f(r.get('vs_torch_default'), '.3f')} | "
+            f"{_f(r.get('torch_default_err'), '.2e')} | {_f(r.get('speedup_over_bf16'), '.2f')} | "
+            f"{_f(r.get('deepgemm_h800_tflops'), '.0f')} | {_f(r.get('of_bound'), '.2f')} | "
+            f"{r.get('status', 'ok')} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(args) -> int:
+    import json
+
+    from .references import backend_for
+    from .timing import environment
+
+    parts = args.fp8_parts or list(PARTS)
+    rows, extra = run_fp8(parts, seeds=args.seed or (51, 52), rounds=max(1, args.paired or 4))
+    res = {"environment": environment(backend_for()), "rows": rows, "summary": summary(rows), **extra}
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(res, f, indent=1)
+    md = to_markdown(res)
+    if args.md:
+        with open(args.md, "w") as f:
+            f.write(md)
+    else:
+        print(md)
+    bad = [r for r in rows if r.get("status", "").startswith("error") or not (r.get("err", 0) < 1e-2)]
+    return 1 if bad else 0
