@@ -218,11 +218,17 @@ static bool run_case(const KernelInfo& k, const Case& c, const Combo& cb, bool f
   // dominates (2^-8 bf16, 2^-11 fp16) and, fused, tanh.approx (2^-11
   // relative). An fp32 output shows the sums' own rounding: the Ada kernel's
   // are fp32 (mma.sync f32, or fp16 HMMA with fp32 accumulators on sm_90),
-  // 1e-4 holding to K = 16384; Hopper's FP8 wgmma adds its products with
-  // fewer bits than fp32 (the reason the block recipe promotes every 128 K),
-  // measured on an H200 at 1.1-1.5e-4 for 129x127x200 and 1.07e-4 with block
-  // promotion at 64x256x16384 and 2100x2000x256 (docs/fp8.md, "Accuracy").
-  const double fp32_bound = std::string(k.family) == "sm90" ? 3e-4 : 1e-4;
+  // 1e-4 holding to K = 16384. Hopper's FP8 wgmma adds its products with
+  // fewer bits than fp32: promoted every 128 K (block scales) the error
+  // stays under 3e-4 (1.07e-4 at 64x256x16384 on an H200), unpromoted
+  // (sm90.ws_fp8, as torch._scaled_mm's use_fast_accum) it grows with K:
+  // 4.6e-4 at K = 1000, 5.0e-4 at 1100, 1.2e-3 at 4096 (e4m3 x e4m3 on an
+  // H100), so about 3.7e-6 K^0.7; the bound is twice that (docs/fp8.md,
+  // "Accuracy").
+  const bool sm90 = std::string(k.family) == "sm90";
+  const double fp32_bound = !sm90 ? 1e-4
+                            : cb.mode == ScaleMode::block ? 3e-4
+                                                          : std::max(3e-4, 8e-6 * std::pow(double(K), 0.7));
   const double bound = cb.tc == DType::bf16 ? 8e-3 : cb.tc == DType::f16 ? 2e-3 : fused ? 2e-3 : fp32_bound;
   const bool ok = bad == 0 && rel < bound;
   CHECK_MSG(ok, "rel err %.3g (bound %.1g), %lld unwritten/non-finite", rel, bound, (long long)bad);

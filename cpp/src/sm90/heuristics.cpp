@@ -139,12 +139,14 @@ std::vector<const char*> sm90_preference(int cc, const GemmArgs& args, int sms) 
   // tile's K slices meet in a cluster's shared memory (ws_splitk.swap.dsmem:
   // one kernel, no partials; 64-row tiles of the weight where those fit in
   // one wave). Both layouts: x @ w.T reads the weight K-major, x @ w
-  // MN-major (wgmma's transpose-A), at the same speed. h200_decode.md,
-  // ws_splitk / ws_splitk.swap.dsmem, TN and NN alike: 16 x 4096 x 4096
-  // 0.72-0.78x / 0.94-0.97x, 16 x 14336 x 4096 0.79-0.81x / 0.93x, 64 x 4096
-  // x 4096 0.64-0.66x / 0.80-0.83x, 48 x 1000 x 4104 0.63x / 0.78-0.82x, NN
-  // 8 x 8192 x 28672 0.88-0.89x / 0.91-0.92x. One wave only: at 224 swapped
-  // tiles (16 x 28672 x 4096) 0.94-0.98x / 0.93-0.95x.
+  // MN-major (wgmma's transpose-A), at the same speed. ws_splitk /
+  // ws_splitk.swap.dsmem, TN (h200_decode.md): 16 x 4096 x 4096 0.74-0.75x /
+  // 0.96-0.97x, 64 x 4096 x 4096 0.64-0.66x / 0.82-0.83x, 48 x 1000 x 4104
+  // 0.64x / 0.81-0.82x; NN (h100_decode.md, an H100): 16 x 4096 x 4096
+  // 0.76-0.79x / 0.93-0.95x, 16 x 14336 x 4096 0.92-0.93x / 1.06x, 64 x 4096
+  // x 4096 0.66-0.67x / 0.79-0.80x, 48 x 1000 x 4104 0.54-0.55x / 0.63-0.64x,
+  // 8 x 8192 x 28672 0.95-0.96x / 0.94x. One wave only: at 224 swapped tiles
+  // (16 x 28672 x 4096, TN) 0.94-0.98x / 0.93-0.95x.
   const int64_t swap_tiles = ceil_div(args.N, 128) * args.batch;  // the weight's 128-row tiles
   const bool swap = swap_tiles <= sms;
   const std::vector<const char*> decode =
@@ -157,16 +159,15 @@ std::vector<const char*> sm90_preference(int cc, const GemmArgs& args, int sms) 
     return decode;
   // 65-128 rows against a weight at least 4096 wide, K at least two slices
   // of 16 K tiles: the swapped cluster split (x's rows as wgmma's N, n128)
-  // while the weight's 64-row tiles fit in one wave, either layout.
-  // h200_decode.md, the swap / ping-pong: TN 128 x 4096 x 4096 0.84x /
-  // 0.63x, 128 x 8192 x 8192 0.88-0.89x / 0.81-0.83x; NN 128 x 4096 x 4096
-  // 0.84x / 0.63x, 128 x 8192 x 8192 0.87-0.89x / 0.82x, ahead of the
-  // unswapped cluster split (ws_splitk.dsmem: 0.70x, 0.85x); at 96 rows NN
-  // 0.72-0.76x, behind ws_splitk.n192's 0.78-0.83x, level with
-  // ws_splitk.dsmem's 0.71-0.75x. Not where the 64-row tiles take two waves
-  // (128 x 14336 x 4096: ping-pong 0.94-0.95x, the swap 0.84-0.86x), nor on
-  // narrow weights (100 x 3000 x 5000 TN: 0.61x against ws_mcast.n192's
-  // 0.64x).
+  // while the weight's 64-row tiles fit in one wave, either layout. The
+  // swap / ping-pong, TN (h200_m128.md): 128 x 4096 x 4096 0.84x / 0.63x,
+  // 128 x 8192 x 8192 0.88-0.89x / 0.81-0.83x; NN (h100_decode.md): 128 x
+  // 4096 x 4096 0.75-0.76x / 0.68-0.70x (the unswapped cluster split,
+  // ws_splitk.dsmem, 0.63x), 128 x 8192 x 8192 0.93-0.94x / 0.94-0.95x
+  // (0.86x), 96 x 4096 x 4096 0.68x / 0.67-0.68x. Not where the 64-row tiles
+  // take two waves (NN 128 x 14336 x 4096: ping-pong 0.99x, the swap 0.94x),
+  // nor on narrow weights (100 x 3000 x 5000 TN: 0.61x against
+  // ws_mcast.n192's 0.64x).
   const bool deep = k_tiles >= 2 * sched::kMinSliceKTiles;
   if (args.M > 64 && args.M <= 128 && args.split_k != 1 && args.N >= 4096 && deep &&
       sched::cluster_split_tile_rows(args.N, args.batch, sms) == 64)
