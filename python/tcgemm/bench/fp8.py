@@ -285,12 +285,10 @@ def _f(v, fmt):
 
 def to_markdown(res) -> str:
     from .provenance import provenance_markdown
+    from .report import environment_lines
 
     env = res["environment"]
-    lines = ["# tcgemm FP8 benchmark: scaled_matmul beside torch._scaled_mm", ""]
-    for key in ("date", "gpu", "driver_version", "max_sm_clock", "power_limit", "cublas_via"):
-        if env.get(key):
-            lines.append(f"- {key.replace('_', ' ')}: {env[key]}")
+    lines = ["# tcgemm FP8 benchmark: scaled_matmul beside torch._scaled_mm", ""] + environment_lines(env)
     lines += provenance_markdown(env)
     lines += [f"- device-to-device copy: {res['d2d_gbps']:.0f} GB/s (the decode rows' memory bound)",
               "- operands e4m3 from uniform(-1, 1) by tcgemm.quantize_fp8, output bf16, x @ w.T (TN); GPU time per "

@@ -10,12 +10,15 @@ from .provenance import provenance_markdown
 from .shapes import geomean
 
 
+def environment_lines(env) -> list:
+    """A result file's header bullets: date, GPU, driver, clocks, power limit, the reference's backend."""
+    return [f"- {key.replace('_', ' ')}: {env[key]}"
+            for key in ("date", "gpu", "driver_version", "max_sm_clock", "power_limit", "cublas_via") if env.get(key)]
+
+
 def to_markdown(result) -> str:
     env = result["environment"]
-    lines = ["# tcgemm benchmark", ""]
-    for key in ("date", "gpu", "driver_version", "max_sm_clock", "power_limit", "cublas_via"):
-        if env.get(key):
-            lines.append(f"- {key.replace('_', ' ')}: {env[key]}")
+    lines = ["# tcgemm benchmark", ""] + environment_lines(env)
     if env.get("mma_sync_peak_tflops"):
         pk = env["mma_sync_peak_tflops"]
         clk = env.get("mma_sync_peak_sm_clock_mhz")
