@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# compute-sanitizer over every runnable kernel at small odd shapes (run on a GPU
+# compute-sanitizer over every runnable kernel (16-bit and FP8) at small odd shapes (run on a GPU
 # machine after building: `pip install .` puts the ctest binaries in build/).
 # Usage: tests/sanitize.sh [BUILD_DIR] [KERNEL_SUBSTRING]
 # Prints one summary line per tool; exits non-zero if any tool reports an error.
@@ -12,11 +12,13 @@ export TCGEMM_TEST_QUICK=1 TCGEMM_TEST_EXHAUSTIVE=1
 status=0
 for tool in memcheck racecheck synccheck initcheck; do
   log=$(mktemp)
-  compute-sanitizer --tool "$tool" --error-exitcode 99 "$BUILD/tests/cpp/test_gpu_gemm" > "$log" 2>&1
-  rc=$?
-  summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)
-  echo "$tool: rc=$rc ${summary:-$(tail -1 "$log")}"
-  if [ $rc -ne 0 ]; then status=1; grep -m 20 -E "=========" "$log"; fi
+  for suite in test_gpu_gemm test_gpu_fp8; do  # the 16-bit entries, then the FP8 ones
+    compute-sanitizer --tool "$tool" --error-exitcode 99 "$BUILD/tests/cpp/$suite" > "$log" 2>&1
+    rc=$?
+    summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)
+    echo "$tool $suite: rc=$rc ${summary:-$(tail -1 "$log")}"
+    if [ $rc -ne 0 ]; then status=1; grep -m 20 -E "=========" "$log"; fi
+  done
   rm -f "$log"
 done
 exit $status

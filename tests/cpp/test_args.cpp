@@ -320,8 +320,24 @@ int main() {
       block.scales.mode = ScaleMode::block;
       CHECK(first_fp8(block, 90) == "sm89.fp8_mma.s3");
       // On an H100/H200 the wgmma kernels come first (the Ada ones run FP8 as fp16 mma.sync there).
-      CHECK(std::string(auto_preference(90, a, 132).front()) == "sm90.ws_fp8");
-      CHECK(std::string(auto_preference(90, block, 132).front()) == "sm90.ws_fp8.block");
+      // Which: sm90/heuristics.cpp (sm90_fp8_preference) and its figures, h100_fp8_entries.md.
+      auto fp8_first = [](const GemmArgs& g, int64_t M, int64_t N, int64_t K) {
+        GemmArgs s = g;
+        s.M = M, s.N = N, s.K = K;
+        return std::string(auto_preference(90, s, 132).front());
+      };
+      CHECK(fp8_first(a, 8192, 8192, 8192) == "sm90.ws_fp8.wide");     // 1024 clusters: 16 rounds
+      CHECK(fp8_first(a, 2080, 2544, 1184) == "sm90.ws_fp8");          // 2 wide rounds against 3 square
+      CHECK(fp8_first(a, 4096, 2128, 2256) == "sm90.ws_fp8.wide");     // 3 against 5
+      CHECK(fp8_first(a, 128, 14336, 4096) == "sm90.ws_fp8");          // one tile row
+      CHECK(fp8_first(a, 16, 4096, 4096) == "sm90.ws_fp8");            // 32 tiles, K too short to split
+      CHECK(fp8_first(a, 16, 4096, 14336) == "sm90.ws_fp8.dsmem");     // 32 tiles, 112 stages
+      CHECK(fp8_first(a, 128, 8192, 28672) == "sm90.ws_fp8.dsmem");    // 64 tiles
+      CHECK(fp8_first(a, 16, 14336, 16384) == "sm90.ws_fp8");          // 112 tiles
+      CHECK(fp8_first(block, 8192, 8192, 8192) == "sm90.ws_fp8.block");
+      CHECK(fp8_first(block, 64, 4096, 4096) == "sm90.ws_fp8.block.dsmem");  // 32 tiles, 32 stages
+      CHECK(fp8_first(block, 64, 7168, 2048) == "sm90.ws_fp8.block");        // 16 stages
+      CHECK(fp8_first(block, 128, 14336, 4096) == "sm90.ws_fp8.block");      // 112 tiles
       for (const GemmArgs& g : {a, block}) {
         const KernelInfo* k = find_kernel(auto_preference(90, g, 132).front());
         CHECK(k != nullptr && check_supports(*k, g).ok());

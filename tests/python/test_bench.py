@@ -383,6 +383,14 @@ def test_fp8_bench_jobs_summary_and_table():
     assert all(j[5] in ("tensor", "rowwise", "block") for j in jobs)
     assert not [j for j in jobs if j[6].startswith("sm89") and j[5] == "block"]  # Ada takes no block scales
     assert {j[1] for j in jobs if j[0] == "random"} == {51, 52}
+    # Each Hopper entry of the mode beside auto: on the squares always, on every part with every=True.
+    sq = {(j[5], j[6]) for j in jobs if j[0] == "squares"}
+    assert all((mode, k) in sq for mode, ks in fp8.HOPPER.items() for k in ks)
+    assert {j[6] for j in jobs if j[0] != "squares"} == {"auto"}
+    every = fp8.jobs(["deepgemm", "llm"], (), every=True)
+    assert {j[6] for j in every if j[0] == "deepgemm"} == {"auto", *fp8.HOPPER["block"]}
+    assert {(j[5], j[6]) for j in every if j[0] == "llm"} == {(m, k) for m, ks in fp8.HOPPER.items()
+                                                              for k in ["auto", *ks]}
     with pytest.raises(ValueError, match="unknown FP8 part"):
         fp8.jobs(["nope"], ())
     rows = [dict(part="squares", M=8, N=8, K=8, mode="tensor", kernel="auto", tflops=1.0, median_ms=1.0, err=1e-3,

@@ -120,11 +120,18 @@ def test_fp8_argument_checks_name_the_problem():
 
 def test_fp8_entries_in_the_registry():
     ks = {k["name"]: k for k in tcgemm.kernels()}
-    for name, feature in [("sm90.ws_fp8", "scale_rowwise"), ("sm90.ws_fp8.block", "scale_block")]:
+    all3, half = ["float16", "bfloat16", "float32"], ["float16", "bfloat16"]
+    for name, feature, tile, outs in [("sm90.ws_fp8", "scale_rowwise", (128, 128, 128), all3),
+                                      ("sm90.ws_fp8.mcast", "scale_rowwise", (128, 128, 128), all3),
+                                      ("sm90.ws_fp8.wide", "scale_rowwise", (128, 256, 128), all3),
+                                      ("sm90.ws_fp8.pingpong", "scale_rowwise", (128, 128, 128), half),
+                                      ("sm90.ws_fp8.dsmem", "scale_rowwise", (128, 128, 128), all3),
+                                      ("sm90.ws_fp8.block", "scale_block", (128, 128, 128), all3),
+                                      ("sm90.ws_fp8.block.dsmem", "scale_block", (128, 128, 128), all3)]:
         k = ks[name]
         assert k["dtypes"] == ["float8_e4m3fn", "float8_e5m2"] and k["layouts"] == ["TN"]
-        assert k["out_dtypes"] == ["float16", "bfloat16", "float32"]
-        assert feature in k["features"] and "epilogue" in k["features"] and k["tile"] == (128, 128, 128)
+        assert k["out_dtypes"] == outs, name
+        assert feature in k["features"] and "epilogue" in k["features"] and k["tile"] == tile
     # The 16-bit entries take no scales and write their operands' type.
     for name, k in ks.items():
         if "float16" in k["dtypes"] or "bfloat16" in k["dtypes"]:
@@ -352,6 +359,53 @@ def test_scaled_matmul_graph_capture_replays():
     graph.replay()
     torch.cuda.synchronize()
     assert _rel(y, _reference(torch, a, wq, sa, sw, "row")) <= BOUND["bfloat16"]
+
+
+def _outs(name):
+    return next(k["out_dtypes"] for k in tcgemm.kernels() if k["name"] == name)
+
+
+def _entries_for(mode):
+    feature = {"tensor": "scale_tensor", "row": "scale_rowwise", "block": "scale_block"}[mode]
+    return [k["name"] for k in tcgemm.kernels()
+            if "float8_e4m3fn" in k["dtypes"] and k["runnable"] and feature in k["features"]]
+
+
+@pytest.mark.parametrize("mode", ["tensor", "row", "block"])
+def test_every_fp8_entry_by_name_on_odd_shapes_and_in_a_graph(mode):
+    """Each runnable FP8 entry named as the kernel: shapes that are no multiple of any tile side (and
+    fewer tile rows than a 2-CTA cluster pairs: M = 1, 129; K past one 128-K block, so that block
+    scales' shapes tell them from tensor-wise ones), poisoned outputs, then one call captured in a CUDA
+    graph and replayed on new inputs."""
+    torch = _torch_gpu()
+    names = _entries_for(mode)
+    if not names:
+        pytest.skip(f"no runnable FP8 entry takes {mode} scales on this device")
+    for name in names:
+        for M, N, K in [(1, 7, 144), (129, 264, 400), (1000, 1000, 1040), (300, 600, 4112)]:
+            a, wq, sa, sw = _case(torch, M, N, K, mode)
+            if N % 8:  # out= takes rows 16 bytes apart: the call's own output
+                out = tcgemm.scaled_matmul(a, wq.T, sa, sw, out_dtype=torch.bfloat16, kernel=name)
+            else:
+                out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+                tcgemm.scaled_matmul(a, wq.T, sa, sw, out_dtype=torch.bfloat16, out=out, kernel=name)
+            assert _rel(out, _reference(torch, a, wq, sa, sw, mode)) <= BOUND["bfloat16"], (name, M, N, K)
+        M, N, K = 257, 384, 640
+        a, wq, sa, sw = _case(torch, M, N, K, mode)
+        # fp32 out where the entry writes it (ping-pong's TMA store writes 16-bit boxes only).
+        out_dtype = torch.float32 if "float32" in _outs(name) else torch.float16
+        tcgemm.scaled_matmul(a, wq.T, sa, sw, out_dtype=out_dtype, kernel=name)  # plan outside the capture
+        st = torch.cuda.Stream()
+        st.wait_stream(torch.cuda.current_stream())
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.stream(st), torch.cuda.graph(graph, stream=st):
+            y = tcgemm.scaled_matmul(a, wq.T, sa, sw, out_dtype=out_dtype, kernel=name)
+        y.fill_(float("nan"))
+        a2, wq2, sa2, sw2 = _case(torch, M, N, K, mode, seed=3)
+        a.copy_(a2), wq.copy_(wq2), sa.copy_(sa2), sw.copy_(sw2)
+        graph.replay()
+        torch.cuda.synchronize()
+        assert _rel(y, _reference(torch, a, wq, sa, sw, mode)) <= BOUND[str(out_dtype)[6:]], (name, "graph")
 
 
 def test_scaled_matmul_torch_refusals_on_the_gpu():

@@ -198,26 +198,41 @@ def _res_usage_by_kernel(member, tmp_path):
     return out
 
 
-@pytest.mark.parametrize("member", ["ws_fp8.cu.o", "ws_fp8_block.cu.o"])
+# Each Hopper FP8 entry's object file: its wgmma width, and the stack it may use: 8 bytes where 2-CTA
+# clusters multicast B (the producer keeps one word there across a tile, as ws_mcast's 16-bit
+# producer does, with 40 registers after setmaxnreg.dec), else none.
+# Ping-pong: 128-row tiles per consumer (8 wgmmas per stage), bf16 / fp16 output only (6 kernels).
+_SM90_FP8 = {"ws_fp8.cu.o": (128, 0), "ws_fp8_block.cu.o": (128, 0), "ws_fp8_mcast.cu.o": (128, 8),
+             "ws_fp8_wide.cu.o": (256, 8), "ws_fp8_dsmem.cu.o": (128, 0), "ws_fp8_block_dsmem.cu.o": (128, 0),
+             "ws_fp8_pingpong.cu.o": (128, 0)}
+
+
+@pytest.mark.parametrize("member", sorted(_SM90_FP8))
 def test_sm90_fp8_kernels_hold_fp8_wgmma_and_no_local_memory(member, tmp_path):
-    """sm90.ws_fp8 and sm90.ws_fp8.block: each entry's nine kernels (three operand pairs x bf16, fp16,
-    fp32 output) must issue the FP8 wgmma of their pair (QGMMA.64x128x32.F32.<A>.<B>: four k32 steps
-    per 128-K stage) and keep every value in registers (LOCAL:0, STACK:0). What the compiler
-    emitted: these kernels have not run on a GPU (docs/fp8.md)."""
+    """The Hopper FP8 entries (sm90.ws_fp8*): each entry's nine kernels (three operand pairs x bf16,
+    fp16, fp32 output; ping-pong six, no fp32) must issue the FP8 wgmma of their pair and width
+    (QGMMA.64x<N>x32.F32.<A>.<B>: four k32 steps per 128-K stage and m64 row block) and keep every
+    value in registers (LOCAL:0; STACK:0, or with
+    multicast clusters at most the producer's 8 bytes). What the compiler emitted:
+    tests/cpp/test_gpu_fp8.cpp runs them (docs/fp8.md)."""
+    width, stack_bytes = _SM90_FP8[member]
     sass = _member_sass(member, tmp_path)
     kernels = _ops_by_kernel(sass, "ws_scaled_kernel")
-    assert len(kernels) == 9, sorted(kernels)
+    pingpong = member == "ws_fp8_pingpong.cu.o"
+    assert len(kernels) == (6 if pingpong else 9), sorted(kernels)
     pairs = {"Fp8E1": "E4M3.E4M3", "Fp8E2": "E4M3.E5M2", "Fp8E3": "E5M2.E4M3"}
     seen = set()
     for name, ops in kernels.items():
         pair = next(v for k, v in pairs.items() if k in name)
         seen.add(pair)
         mma = [o for o in ops if "GMMA" in o]
-        assert len(mma) == 4 and all(o.startswith(f"QGMMA.64x128x32.F32.{pair} ") for o in mma), (name, mma)
+        assert len(mma) == (8 if pingpong else 4), (name, mma)
+        assert all(o.startswith(f"QGMMA.64x{width}x32.F32.{pair} ") for o in mma), (name, mma)
     assert seen == set(pairs.values())
     res = _res_usage_by_kernel(member, tmp_path)
     for name in kernels:
-        assert "LOCAL:0 " in res[name] and "STACK:0 " in res[name], (name, res[name])
+        stack = int(res[name].split("STACK:")[1].split()[0])
+        assert "LOCAL:0 " in res[name] and stack <= stack_bytes, (name, res[name])
 
 
 # The Ada FP8 entries (sm89.fp8_*): fp8_<part>.cu.o holds operand pair <part> of every entry.

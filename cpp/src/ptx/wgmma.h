@@ -183,6 +183,17 @@ TCGEMM_DEVICE void wgmma_m64n128k32_f32_f8(float (&d)[64], uint64_t desc_a, uint
     TCGEMM_WGMMA_F8("m64n128k32", "e5m2", "e4m3", TCGEMM_WGMMA_REGS64, "64", "65", "66", TCGEMM_WGMMA_D64);
 }
 
+template <int KindA, int KindB>
+TCGEMM_DEVICE void wgmma_m64n256k32_f32_f8(float (&d)[128], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
+  static_assert(KindA == 0 || KindB == 0, "e5m2 x e5m2 is not offered (tcgemm/types.h)");
+  if constexpr (KindA == 0 && KindB == 0)
+    TCGEMM_WGMMA_F8("m64n256k32", "e4m3", "e4m3", TCGEMM_WGMMA_REGS128, "128", "129", "130", TCGEMM_WGMMA_D128);
+  else if constexpr (KindA == 0)
+    TCGEMM_WGMMA_F8("m64n256k32", "e4m3", "e5m2", TCGEMM_WGMMA_REGS128, "128", "129", "130", TCGEMM_WGMMA_D128);
+  else
+    TCGEMM_WGMMA_F8("m64n256k32", "e5m2", "e4m3", TCGEMM_WGMMA_REGS128, "128", "129", "130", TCGEMM_WGMMA_D128);
+}
+
 #undef TCGEMM_WGMMA_F8
 #undef TCGEMM_WGMMA_ASYNC
 #undef TCGEMM_WGMMA_D128

@@ -80,8 +80,9 @@ __device__ __forceinline__ void wgmma(float (&d)[N / 2], uint64_t desc_a, uint64
 // starts the accumulators afresh (block scaling's per-128-K partial sums).
 template <DType DA, DType DB, int N>
 __device__ __forceinline__ void wgmma_fp8(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
-  static_assert(N == 128, "FP8 tile widths with a wgmma wrapper: 128");
-  ptx::wgmma_m64n128k32_f32_f8<DA == DType::e5m2, DB == DType::e5m2>(d, desc_a, desc_b, scale_d);
+  static_assert(N == 128 || N == 256, "FP8 tile widths with a wgmma wrapper: 128, 256");
+  if constexpr (N == 128) ptx::wgmma_m64n128k32_f32_f8<DA == DType::e5m2, DB == DType::e5m2>(d, desc_a, desc_b, scale_d);
+  else ptx::wgmma_m64n256k32_f32_f8<DA == DType::e5m2, DB == DType::e5m2>(d, desc_a, desc_b, scale_d);
 }
 
 // Descriptor of rows [row0, row0 + 64) of a K-major tile (A, or B in TN) for

@@ -118,12 +118,39 @@ Sm90Costs sm90_costs(const GemmArgs& a, int sms) {
   return c;
 }
 
+// FP8 (the wgmma kernels before Ada's, which on sm_90a run FP8 as fp16
+// mma.sync, two HMMA per FP8 MMA), by the figures of every entry on the
+// tuning shapes (h100_fp8_entries.md):
+// - Fewer 128x128 tiles than half the SMs and deep K: a tile's K slices in
+//   one cluster (ws_fp8.dsmem, ws_fp8.block.dsmem) put the idle SMs to work.
+//   Block scales gain from K = 4096 (32 stages), tensor / row-wise ones,
+//   whose unsplit kernel is faster, from K = 8192.
+// - Else 128x256 tiles in 2-CTA clusters (ws_fp8.wide) where their rounds
+//   of clusters, each round twice a 128x128 tile's work, cost no more than
+//   1.2x the 128x128 tiles' rounds: the wide tile asks the L2 for half the
+//   bytes per flop, which rows that start inside a 128-byte line (K not a
+//   multiple of 128) make the limit.
+// - Else ws_fp8 / ws_fp8.block: one row of tiles (M <= 128) would leave a
+//   wide cluster's second CTA idle.
+static std::vector<const char*> sm90_fp8_preference(const GemmArgs& a, int sms) {
+  const int64_t tm = ceil_div(a.M, 128), tiles = tm * ceil_div(a.N, 128) * a.batch;
+  const int64_t k_stages = ceil_div(a.K, 128);
+  const bool few = tiles <= sms / 2;
+  if (a.scales.mode == ScaleMode::block) {
+    if (few && k_stages >= 32) return {"sm90.ws_fp8.block.dsmem", "sm90.ws_fp8.block"};
+    return {"sm90.ws_fp8.block"};
+  }
+  if (few && k_stages >= 64) return {"sm90.ws_fp8.dsmem", "sm90.ws_fp8"};
+  const int64_t clusters = ceil_div(tm, 2) * ceil_div(a.N, 256) * a.batch;
+  const int64_t wide_rounds = ceil_div(clusters, std::max(sms / 2, 1)), square_rounds = ceil_div(tiles, sms);
+  if (2 * wide_rounds * 10 <= square_rounds * 12) return {"sm90.ws_fp8.wide", "sm90.ws_fp8"};
+  return {"sm90.ws_fp8"};
+}
+
 // Measured winners first.
 std::vector<const char*> sm90_preference(int cc, const GemmArgs& args, int sms) {
   if (cc != 90) return {};
-  // FP8: the wgmma kernels before Ada's, which on sm_90a run FP8 as fp16
-  // mma.sync (two HMMA per FP8 MMA).
-  if (is_fp8(args.dtype)) return {args.scales.mode == ScaleMode::block ? "sm90.ws_fp8.block" : "sm90.ws_fp8"};
+  if (is_fp8(args.dtype)) return sm90_fp8_preference(args, sms);
   const int k_tiles = static_cast<int>(ceil_div(args.K, 64));
   if (args.split_k > 1) return {"sm90.ws_splitk"};  // asked for by the caller
   // Too few 128x256 tiles to fill the GPU (decode shapes, small squares).

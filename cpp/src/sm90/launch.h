@@ -34,5 +34,10 @@ Status launch_ws_mcast_n192(const GemmArgs& a);   // ws_mcast_n192.cu
 Status workspace_ws_mcast_n192(const GemmArgs& a, size_t* bytes);
 Status launch_ws_fp8(const GemmArgs& a);         // ws_fp8.cu
 Status launch_ws_fp8_block(const GemmArgs& a);   // ws_fp8_block.cu
+Status launch_ws_fp8_mcast(const GemmArgs& a);   // ws_fp8_mcast.cu
+Status launch_ws_fp8_wide(const GemmArgs& a);    // ws_fp8_wide.cu
+Status launch_ws_fp8_dsmem(const GemmArgs& a);        // ws_fp8_dsmem.cu
+Status launch_ws_fp8_pingpong(const GemmArgs& a);     // ws_fp8_pingpong.cu
+Status launch_ws_fp8_block_dsmem(const GemmArgs& a);  // ws_fp8_block_dsmem.cu
 
 }  // namespace tcgemm::sm90

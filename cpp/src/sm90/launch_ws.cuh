@@ -142,7 +142,7 @@ StreamK stream_k_for(const GemmArgs& a, int64_t most) {
 template <class Cfg, class Kernel>
 Status cluster_split(Kernel kernel, const GemmArgs& a, int* slices, int64_t* clusters) {
   const int64_t tiles = ceil_div(a.M, Cfg::BM) * ceil_div(a.N, Cfg::BN) * a.batch;
-  const int k_tiles = static_cast<int>(ceil_div(a.K, BK));
+  const int k_tiles = static_cast<int>(ceil_div(a.K, Cfg::K_STAGE));  // the kernel's stages (FP8: 128 K)
   int64_t resident[sched::kMaxClusterSlices + 1] = {};
   for (int s = 1; s <= sched::kMaxClusterSlices; ++s)
     if (!max_workers<Cfg>(kernel, &resident[s], s).ok()) resident[s] = 0;  // no cluster of s fits: not a candidate
@@ -174,6 +174,26 @@ Status workspace_bytes(const GemmArgs& a, size_t* bytes) {
     *bytes = splitk_for<Cfg>(Cfg::SWAP_AB ? swap_ab(a) : a, most).bytes;
   }
   return Status::Ok();
+}
+
+// The kernel's launch: <<<>>> where a CTA works alone, else with the
+// cluster dimension (`ctas` CTAs, consecutive in blockIdx.x) as a launch
+// attribute. P: Params, or ScaledParams for FP8.
+template <class Cfg, class Kernel, class P>
+Status launch_grid(Kernel kernel, unsigned grid, int ctas, cudaStream_t stream, const CUtensorMap& map_a,
+                   const CUtensorMap& map_b, const CUtensorMap& map_c, const P& p) {
+  if constexpr (Cfg::CTAS == 1 && !Cfg::CLUSTER_SPLIT) {
+    kernel<<<grid, Cfg::THREADS, Cfg::SMEM, stream>>>(map_a, map_b, map_c, p);
+    return Status::Ok();
+  } else {
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = ctas, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
+    cfg.gridDim = dim3(grid), cfg.blockDim = dim3(Cfg::THREADS), cfg.dynamicSmemBytes = Cfg::SMEM;
+    cfg.stream = stream, cfg.attrs = attr, cfg.numAttrs = 1;
+    return cuda_status(cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_c, p), "cudaLaunchKernelEx");
+  }
 }
 
 template <class Cfg, DType DT, Layout L>
@@ -259,23 +279,16 @@ Status launch_ws(const GemmArgs& orig) {
       if (!m.ok()) return release_workspace(m);
     }
   }
+  Status launched;
   if constexpr (Cfg::FP8) {
     ScaledParams sp;
     static_cast<Params&>(sp) = p;
     sp.scales = kernel_scales(a.scales);
-    kernel<<<grid, Cfg::THREADS, Cfg::SMEM, a.stream>>>(map_a, map_b, map_c, sp);
-  } else if constexpr (Cfg::CTAS == 1 && !Cfg::CLUSTER_SPLIT) {
-    kernel<<<grid, Cfg::THREADS, Cfg::SMEM, a.stream>>>(map_a, map_b, map_c, p);
+    launched = launch_grid<Cfg>(kernel, grid, ctas, a.stream, map_a, map_b, map_c, sp);
   } else {
-    cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = ctas, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
-    cfg.gridDim = dim3(grid), cfg.blockDim = dim3(Cfg::THREADS), cfg.dynamicSmemBytes = Cfg::SMEM;
-    cfg.stream = a.stream, cfg.attrs = attr, cfg.numAttrs = 1;
-    const Status s = cuda_status(cudaLaunchKernelEx(&cfg, kernel, map_a, map_b, map_c, p), "cudaLaunchKernelEx");
-    if (!s.ok()) return release_workspace(s);
+    launched = launch_grid<Cfg>(kernel, grid, ctas, a.stream, map_a, map_b, map_c, p);
   }
+  if (!launched.ok()) return release_workspace(launched);
   Status s = check_launch("ws_kernel");
   if constexpr (!Cfg::CLUSTER_SPLIT && !Cfg::STREAM_K && !Cfg::FP8) {  // (none of these builds reduction kernels)
     if (s.ok() && (p.splits > 1 || Cfg::SWAP_AB)) {
@@ -310,7 +323,11 @@ Status launch_ws_scaled_out(const GemmArgs& a) {
   switch (a.c_type()) {
     case DType::bf16: return launch_ws<Cfg, DType::bf16, Layout::TN>(a);
     case DType::f16: return launch_ws<Cfg, DType::f16, Layout::TN>(a);
-    case DType::f32: return launch_ws<Cfg, DType::f32, Layout::TN>(a);
+    case DType::f32:
+      // The TMA-store epilogue stages 16-bit boxes (epilogue_tma_store.cuh).
+      if constexpr (Cfg::TMA_STORE)
+        return Status::Error(StatusCode::not_supported, "float32 output from a kernel that stores through TMA");
+      else return launch_ws<Cfg, DType::f32, Layout::TN>(a);
     default: return Status::Error(StatusCode::not_supported, "FP8 outputs are float16, bfloat16 or float32");
   }
 }

@@ -95,6 +95,27 @@ std::vector<KernelInfo> sm90_kernels() {
        "into the fp32 accumulators (DeepSeek-V3's recipe, as DeepGEMM); K any length (the last block partial)",
        90, fp8, bit(Layout::TN), accums, 128, 128, 128, 6, TCGEMM_FN(launch_ws_fp8_block), sass,
        kEpilogue | kScaledBlock, nullptr, fp8_out},
+      {"sm90.ws_fp8.mcast", "sm90",
+       "ws_fp8 with 2-CTA clusters along M: each CTA loads half of the shared B tile and TMA multicasts it to both",
+       90, fp8, bit(Layout::TN), accums, 128, 128, 128, 6, TCGEMM_FN(launch_ws_fp8_mcast), sass,
+       kEpilogue | kScaledTensor | kScaledRow, nullptr, fp8_out},
+      {"sm90.ws_fp8.wide", "sm90",
+       "ws_fp8.mcast with 128x256 tiles (wgmma m64n256k32 per consumer), 4 stages of 48 KB",
+       90, fp8, bit(Layout::TN), accums, 128, 256, 128, 4, TCGEMM_FN(launch_ws_fp8_wide), sass,
+       kEpilogue | kScaledTensor | kScaledRow, nullptr, fp8_out},
+      {"sm90.ws_fp8.pingpong", "sm90",
+       "ws_fp8 with ws_pingpong's consumers: each owns whole 128x128 tiles and the two take turns, one's "
+       "epilogue (TMA store) under the other's wgmmas; bf16/fp16 out",
+       90, fp8, bit(Layout::TN), accums, 128, 128, 128, 5, TCGEMM_FN(launch_ws_fp8_pingpong), sass,
+       kEpilogue | kScaledTensor | kScaledRow, nullptr, bit(DType::bf16) | bit(DType::f16)},
+      {"sm90.ws_fp8.dsmem", "sm90",
+       "ws_fp8 with a tile's K slices in one cluster (1-8 CTAs), summed from distributed shared memory by rank 0: "
+       "decode and other shapes with fewer tiles than SMs",
+       90, fp8, bit(Layout::TN), accums, 128, 128, 128, 5, TCGEMM_FN(launch_ws_fp8_dsmem), sass,
+       kEpilogue | kScaledTensor | kScaledRow, nullptr, fp8_out},
+      {"sm90.ws_fp8.block.dsmem", "sm90", "ws_fp8.dsmem with block scales (each slice promoted as it goes)",
+       90, fp8, bit(Layout::TN), accums, 128, 128, 128, 5, TCGEMM_FN(launch_ws_fp8_block_dsmem), sass,
+       kEpilogue | kScaledBlock, nullptr, fp8_out},
   };
 #undef TCGEMM_FN
   return v;

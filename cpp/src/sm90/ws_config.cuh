@@ -140,8 +140,12 @@ struct WsTraits {
   static constexpr bool EPILOGUE_SCALES = C.scaling == Scaling::epilogue;
   static constexpr bool BLOCK_SCALES = C.scaling == Scaling::block;
   static_assert(FP8 == (C.scaling != Scaling::none), "FP8 configurations say where their scales go; 16-bit ones have none");
-  static_assert(!FP8 || (!SPLIT_K && !STREAM_K && !SWAP_AB && !TMA_STORE && !PINGPONG && CTAS == 1 && BN == 128),
-                "FP8: cooperative consumers, whole tiles, no cluster, stored from registers, 128 wide");
+  static_assert(!FP8 || ((!SPLIT_K || CLUSTER_SPLIT) && !STREAM_K && !SWAP_AB && CLUSTER_N == 1 &&
+                         (BN == 128 || BN == 256)),
+                "FP8: whole tiles or the cluster split, clusters along M only, 128 or 256 wide");
+  // The TMA-store epilogue's boxes are 16-bit (C_BOX_BYTES): FP8 kernels
+  // that store through it take bf16 / fp16 output only (launch_ws_scaled_out).
+  static_assert(!FP8 || !TMA_STORE || EPILOGUE_SCALES, "FP8 with the TMA-store epilogue: tensor / row-wise scales");
   static_assert(!BLOCK_SCALES || BN == kScaleBlockSize, "block scales: a tile is one 128-column block of B's scales");
   static_assert(SMEM <= 227 * 1024, "shared memory per block on sm_90 is 227 KB");
   static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs along M");

@@ -73,6 +73,9 @@ def main(argv=None) -> int:
                         "rounds")
     p.add_argument("--fp8-parts", nargs="*", choices=["squares", "random", "llm", "decode", "deepgemm"],
                    help="with --fp8: which shape sets (default all)")
+    p.add_argument("--fp8-kernels", choices=["auto", "all"], default="auto",
+                   help="with --fp8: time auto only (the squares also time each Hopper entry), or every Hopper "
+                        "FP8 entry of the mode on every part")
     args = p.parse_args(argv)
     if args.user_path:
         from . import user

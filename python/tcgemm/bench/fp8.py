@@ -1,9 +1,11 @@
 """FP8: ``tcgemm.scaled_matmul`` beside ``torch._scaled_mm`` in one run.
 
-    python -m tcgemm bench --fp8 [--fp8-parts squares random llm decode deepgemm] --json r.json --md r.md
+    python -m tcgemm bench --fp8 [--fp8-parts squares random llm decode deepgemm] [--fp8-kernels all]
+                               --json r.json --md r.md
 
-Every row is one shape, one scale mode and one tcgemm kernel (``auto`` unless
-named), output bf16, operands e4m3 quantized from uniform(-1, 1) data by
+Every row is one shape, one scale mode and one tcgemm kernel (``auto``, and on
+the squares each Hopper entry of the mode; ``--fp8-kernels all``: on every
+part), output bf16, operands e4m3 quantized from uniform(-1, 1) data by
 ``tcgemm.quantize_fp8`` (``x @ w.T``: the weight N x K, the TN layout FP8
 wgmma takes). Timed in GPU time (each chunk of calls queued behind a spin
 kernel, inputs rotated past the L2), in alternating rounds with, in the same
@@ -50,6 +52,10 @@ DEEPGEMM_H800 = {
     (4096, 4096, 7168): 1410, (4096, 7168, 2048): 1168,
 }
 ADA = ["sm89.fp8_mma_8w.s4", "sm89.fp8_mma.s3"]
+# The Hopper entries of each scale mode, timed beside auto on the squares (and on every part with
+# --fp8-kernels all): where auto's FP8 rules (sm90/heuristics.cpp) come from.
+_TENSOR_ROW = ["sm90.ws_fp8", "sm90.ws_fp8.mcast", "sm90.ws_fp8.wide", "sm90.ws_fp8.pingpong", "sm90.ws_fp8.dsmem"]
+HOPPER = {"tensor": _TENSOR_ROW, "rowwise": _TENSOR_ROW, "block": ["sm90.ws_fp8.block", "sm90.ws_fp8.block.dsmem"]}
 
 
 def random_shapes(seed, count=8):
@@ -58,30 +64,36 @@ def random_shapes(seed, count=8):
     return [tuple(int(v) for v in rng.integers(16, 513, size=3) * 16) for _ in range(count)]
 
 
-def jobs(parts, seeds):
-    """-> [(part, seed or None, M, N, K, modes, kernels)]: what each part times."""
+def jobs(parts, seeds, every=False):
+    """-> [(part, seed or None, M, N, K, modes, kernels)]: what each part times. every: each Hopper
+    entry of the mode (HOPPER) beside auto on every part, not only the squares."""
     out = []
+
+    def kernels(mode):
+        return ["auto"] + (HOPPER[mode] if every else [])
+
     for part in parts:
         if part == "squares":
             for s in SQUARES:
                 for mode in ("tensor", "rowwise", "block"):
-                    ks = ["auto"] + (ADA if mode != "block" and s <= 8192 else [])
+                    ks = ["auto"] + HOPPER[mode] + (ADA if mode != "block" and s <= 8192 else [])
                     out += [(part, None, s, s, s, mode, k) for k in ks]
         elif part == "random":
             for seed in seeds:
                 for M, N, K in random_shapes(seed):
-                    out += [(part, seed, M, N, K, mode, "auto") for mode in ("tensor", "rowwise")]
+                    out += [(part, seed, M, N, K, mode, k) for mode in ("tensor", "rowwise") for k in kernels(mode)]
         elif part == "llm":
             for N, K in LLM_WEIGHTS:
                 for M in LLM_M:
-                    out += [(part, None, M, N, K, mode, "auto") for mode in ("tensor", "rowwise", "block")]
+                    out += [(part, None, M, N, K, mode, k) for mode in ("tensor", "rowwise", "block")
+                            for k in kernels(mode)]
         elif part == "decode":
             for N, K in DECODE_WEIGHTS:
                 for M in DECODE_M:
-                    out += [(part, None, M, N, K, mode, "auto") for mode in ("rowwise", "block")]
+                    out += [(part, None, M, N, K, mode, k) for mode in ("rowwise", "block") for k in kernels(mode)]
         elif part == "deepgemm":
             for (M, N, K) in DEEPGEMM_H800:
-                out += [(part, None, M, N, K, "block", "auto")]
+                out += [(part, None, M, N, K, "block", k) for k in kernels("block")]
         else:
             raise ValueError(f"unknown FP8 part '{part}' (one of {', '.join(PARTS)})")
     return out
@@ -157,7 +169,7 @@ def d2d_bandwidth(torch, nbytes=1 << 30, reps=5):
     return 2 * nbytes / (float(np.median(ts)) * 1e-3) / 1e9
 
 
-def run_fp8(parts=PARTS, seeds=(51, 52), rounds=4, progress=True, bf16_baseline=True):
+def run_fp8(parts=PARTS, seeds=(51, 52), rounds=4, progress=True, bf16_baseline=True, every=False):
     import torch
 
     from .. import matmul, scaled_matmul
@@ -166,7 +178,7 @@ def run_fp8(parts=PARTS, seeds=(51, 52), rounds=4, progress=True, bf16_baseline=
     bw = d2d_bandwidth(torch)
     rows = []
     cache = {}
-    for part, seed, M, N, K, mode, kernel in jobs(parts, seeds):
+    for part, seed, M, N, K, mode, kernel in jobs(parts, seeds, every):
         key = (M, N, K, mode)
         if key not in cache:
             cache.clear()
@@ -328,7 +340,8 @@ def main(args) -> int:
     from .timing import environment
 
     parts = args.fp8_parts or list(PARTS)
-    rows, extra = run_fp8(parts, seeds=args.seed or (51, 52), rounds=max(1, args.paired or 4))
+    rows, extra = run_fp8(parts, seeds=args.seed or (51, 52), rounds=max(1, args.paired or 4),
+                          every=getattr(args, "fp8_kernels", "auto") == "all")
     res = {"environment": environment(backend_for()), "rows": rows, "summary": summary(rows), **extra}
     if args.json:
         with open(args.json, "w") as f:
