@@ -325,7 +325,7 @@ def test_commit_outside_a_checkout_comes_from_the_environment(tmp_path, monkeypa
 
 def test_regenerate_parts_name_their_files_and_fit_the_device_limit(tmp_path):
     """bench/regenerate.sh (DRY_RUN=1: the device.sh command line it would run): each part writes
-    its own file named for the GPU, the 16-bit set is at most 8 JSON files (and FP8's one), and each
+    its own file named for the GPU, the 16-bit set is at most 8 JSON files (and FP8's two), and each
     documented command's step limits (a build included, as on a fresh machine) add up to less than
     the device's 10 minutes."""
     import pathlib
@@ -349,7 +349,8 @@ def test_regenerate_parts_name_their_files_and_fit_the_device_limit(tmp_path):
         return words[2:]
 
     files = {}
-    for part in ("squares", "random", "ragged", "decode", "llm", "split_tail", "features", "user_path", "fp8"):
+    for part in ("squares", "random", "ragged", "decode", "llm", "split_tail", "features", "user_path", "fp8",
+                 "fp8_entries"):
         s = steps("build", part)
         assert s[:2] == ["timeout=200", "build=90a"] and s[2].startswith("timeout=")
         assert s[3].startswith(("bench=", "user=")) and len(s) == 4
@@ -358,11 +359,12 @@ def test_regenerate_parts_name_their_files_and_fit_the_device_limit(tmp_path):
         files[part] = pathlib.Path(json_out).name
     assert files["squares"] == "h200_squares.json" and files["user_path"] == "h200_user_path.json"
     assert files["fp8"] == "h200_fp8.json" and "--fp8" in steps("fp8")[1]
-    assert len(set(files.values())) == len(files) and len(files) - 1 <= 8
+    assert files["fp8_entries"] == "h200_fp8_entries.json" and "--fp8-kernels all" in steps("fp8_entries")[1]
+    assert len(set(files.values())) == len(files) and len(files) - 2 <= 8
     assert re.search(r"--json \S+/h100_squares.json", " ".join(steps("squares", gpu="h100")))
     assert "--seed 41 42 43" in " ".join(steps("random")) and "--layouts TN NN" in " ".join(steps("llm"))
     groups = (["build", "squares"], ["build", "random", "decode"], ["build", "llm"], ["build", "ragged", "split_tail"],
-              ["build", "features", "user_path"], ["build", "fp8"])
+              ["build", "features", "user_path"], ["build", "fp8"], ["build", "fp8_entries"])
     assert sorted(p for g in groups for p in g if p != "build") == sorted(files)  # every part in one command
     for group in groups:
         limits = [int(w.split("=")[1]) for w in steps(*group) if w.startswith("timeout=")]
