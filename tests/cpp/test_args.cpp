@@ -326,14 +326,26 @@ int main() {
         s.M = M, s.N = N, s.K = K;
         return std::string(auto_preference(90, s, 132).front());
       };
-      CHECK(fp8_first(a, 8192, 8192, 8192) == "sm90.ws_fp8.wide");     // 1024 clusters: 16 rounds
-      CHECK(fp8_first(a, 2080, 2544, 1184) == "sm90.ws_fp8");          // 2 wide rounds against 3 square
-      CHECK(fp8_first(a, 4096, 2128, 2256) == "sm90.ws_fp8.wide");     // 3 against 5
-      CHECK(fp8_first(a, 128, 14336, 4096) == "sm90.ws_fp8");          // one tile row
-      CHECK(fp8_first(a, 16, 4096, 4096) == "sm90.ws_fp8");            // 32 tiles, K too short to split
-      CHECK(fp8_first(a, 16, 4096, 14336) == "sm90.ws_fp8.dsmem");     // 32 tiles, 112 stages
-      CHECK(fp8_first(a, 128, 8192, 28672) == "sm90.ws_fp8.dsmem");    // 64 tiles
-      CHECK(fp8_first(a, 16, 14336, 16384) == "sm90.ws_fp8");          // 112 tiles
+      CHECK(fp8_first(a, 8192, 8192, 8192) == "sm90.ws_fp8.pingpong");   // whole lines, K <= 8192
+      CHECK(fp8_first(a, 4096, 4096, 14336) == "sm90.ws_fp8.wide");      // deeper: 1024 clusters, 16 rounds
+      CHECK(fp8_first(a, 2080, 2544, 1184) == "sm90.ws_fp8.pingpong");   // short K, whole sectors
+      CHECK(fp8_first(a, 6384, 4000, 5584) == "sm90.ws_fp8.wide");       // rows 16 bytes into a sector
+      CHECK(fp8_first(a, 2080, 2544, 1200) == "sm90.ws_fp8");            // 2 wide rounds against 3 square
+      CHECK(fp8_first(a, 4096, 2128, 2256) == "sm90.ws_fp8.wide");       // 3 against 5
+      CHECK(fp8_first(a, 128, 14336, 4096) == "sm90.ws_fp8.pingpong");
+      CHECK(fp8_first(a, 128, 14336, 5200) == "sm90.ws_fp8");            // one tile row: no wide cluster
+      CHECK(fp8_first(a, 16, 4096, 4096) == "sm90.ws_fp8.pingpong");     // 32 tiles, K too short to split
+      CHECK(fp8_first(a, 16, 4096, 14336) == "sm90.ws_fp8.dsmem");       // 32 tiles, 112 stages
+      CHECK(fp8_first(a, 128, 8192, 28672) == "sm90.ws_fp8.dsmem");      // 64 tiles
+      CHECK(fp8_first(a, 16, 14336, 16384) == "sm90.ws_fp8");            // 112 tiles
+      {
+        GemmArgs f32 = a;  // ping-pong stores 16-bit boxes: fp32 output takes the next in line
+        f32.dtype_c = DType::f32;
+        const auto list = auto_preference(90, f32, 132);
+        CHECK(std::string(list.at(0)) == "sm90.ws_fp8.pingpong" && std::string(list.at(1)) == "sm90.ws_fp8.wide");
+        CHECK(!check_supports(*find_kernel("sm90.ws_fp8.pingpong"), f32).ok());
+        CHECK(check_supports(*find_kernel("sm90.ws_fp8.wide"), f32).ok());
+      }
       CHECK(fp8_first(block, 8192, 8192, 8192) == "sm90.ws_fp8.block");
       CHECK(fp8_first(block, 64, 4096, 4096) == "sm90.ws_fp8.block.dsmem");  // 32 tiles, 32 stages
       CHECK(fp8_first(block, 64, 7168, 2048) == "sm90.ws_fp8.block");        // 16 stages

@@ -120,18 +120,29 @@ Sm90Costs sm90_costs(const GemmArgs& a, int sms) {
 
 // FP8 (the wgmma kernels before Ada's, which on sm_90a run FP8 as fp16
 // mma.sync, two HMMA per FP8 MMA), by the figures of every entry on the
-// tuning shapes (h100_fp8_entries.md):
+// tuning shapes (h100_fp8_entries.md, TFLOPS, tensor scales):
 // - Fewer 128x128 tiles than half the SMs and deep K: a tile's K slices in
-//   one cluster (ws_fp8.dsmem, ws_fp8.block.dsmem) put the idle SMs to work.
-//   Block scales gain from K = 4096 (32 stages), tensor / row-wise ones,
-//   whose unsplit kernel is faster, from K = 8192.
+//   one cluster (ws_fp8.dsmem, ws_fp8.block.dsmem) put the idle SMs to work:
+//   16x7168x16384 69 against ws_fp8's 50, 128x4096x14336 402 against 353,
+//   block 128x4096x7168 273 against 204. Block scales gain from K = 4096
+//   (32 stages: 128x4096x4096 188 against 172), tensor / row-wise ones,
+//   whose unsplit kernels are faster, from K = 8192 (there 16x4096x4096 is
+//   23 against ping-pong's 29).
+// - Rows whose pitch is a multiple of 32 bytes (K % 32 == 0: no row starts
+//   inside a sector) and either a multiple of 128 (whole lines) with K up
+//   to 8192, or K up to 2048: ping-pong, whose epilogue runs under the other
+//   consumer's wgmmas -- the shorter K, the larger the epilogue's share:
+//   4096x4096x4096 1276 against ws_fp8.wide's 1154, 8192^3 1395 / 1341,
+//   6832x4384x416 469 / 277, 2080x2544x1184 542 / 361.
 // - Else 128x256 tiles in 2-CTA clusters (ws_fp8.wide) where their rounds
 //   of clusters, each round twice a 128x128 tile's work, cost no more than
 //   1.2x the 128x128 tiles' rounds: the wide tile asks the L2 for half the
-//   bytes per flop, which rows that start inside a 128-byte line (K not a
-//   multiple of 128) make the limit.
+//   bytes per flop, which rows that start inside a sector (K % 32 == 16)
+//   make the limit -- 6384x4000x5584 975 against ping-pong's 603 -- and deep
+//   K leaves the epilogue little to hide (4096x8192x28672 1523 / 1428).
 // - Else ws_fp8 / ws_fp8.block: one row of tiles (M <= 128) would leave a
-//   wide cluster's second CTA idle.
+//   wide cluster's second CTA idle (128x14336x4096: 403 against 479).
+// Ping-pong writes bf16 / fp16 only; fp32 output takes the next in line.
 static std::vector<const char*> sm90_fp8_preference(const GemmArgs& a, int sms) {
   const int64_t tm = ceil_div(a.M, 128), tiles = tm * ceil_div(a.N, 128) * a.batch;
   const int64_t k_stages = ceil_div(a.K, 128);
@@ -143,8 +154,11 @@ static std::vector<const char*> sm90_fp8_preference(const GemmArgs& a, int sms) 
   if (few && k_stages >= 64) return {"sm90.ws_fp8.dsmem", "sm90.ws_fp8"};
   const int64_t clusters = ceil_div(tm, 2) * ceil_div(a.N, 256) * a.batch;
   const int64_t wide_rounds = ceil_div(clusters, std::max(sms / 2, 1)), square_rounds = ceil_div(tiles, sms);
-  if (2 * wide_rounds * 10 <= square_rounds * 12) return {"sm90.ws_fp8.wide", "sm90.ws_fp8"};
-  return {"sm90.ws_fp8"};
+  const char* cooperative = 2 * wide_rounds * 10 <= square_rounds * 12 ? "sm90.ws_fp8.wide" : "sm90.ws_fp8";
+  const bool whole_sectors = a.K % 32 == 0;
+  if (whole_sectors && ((a.K % 128 == 0 && a.K <= 8192) || a.K <= 2048))
+    return {"sm90.ws_fp8.pingpong", cooperative, "sm90.ws_fp8"};
+  return {cooperative, "sm90.ws_fp8"};
 }
 
 // Measured winners first.
