@@ -16,7 +16,7 @@ from ._call import _ADAPTERS, ACCUM, _to_numpy, adapter_of, device_matmul, devic
 from ._device_array import DeviceArray, _on_device, _stream_handle, from_dlpack, to_device
 from ._epilogue import Epilogue
 from ._fp8 import check_scaled, out_dtype_name
-from ._host import empty_pinned, host_array, numpy_matmul, release_memory, set_staging_limit
+from ._host import empty_pinned, host_array, numpy_matmul, numpy_scaled_matmul, release_memory, set_staging_limit
 from ._operands import DTYPES, bfloat16, float16  # noqa: F401 (re-exported by the package)
 from ._record import Call
 
@@ -194,8 +194,13 @@ def scaled_matmul(a, b, scale_a, scale_b, *, out_dtype, bias=None, activation=No
 
     Every argument is checked before anything is launched. The call allocates only its result (from
     torch's allocator, on the current stream; a dense copy when a row of N values is not a multiple of
-    16 bytes), never synchronises, and can be captured in a CUDA graph. NumPy operands are a TypeError:
-    the NumPy path is not built.
+    16 bytes), never synchronises, and can be captured in a CUDA graph.
+
+    NumPy: a and b ``ml_dtypes.float8_e4m3fn`` / ``float8_e5m2`` arrays (b stored either way), the
+    scales float32 arrays of the same shapes (or Python numbers, tensor-wise), bias a NumPy array,
+    out_dtype NumPy's float16 / float32 or ``ml_dtypes.bfloat16`` (or the names): the operands go up
+    to the current device, the result comes back as a NumPy array (or into a NumPy `out`). Host memory
+    in and out: it synchronises and cannot be captured.
     """
     key = (kernel, "f32", None, None.__class__)
     try:
@@ -206,6 +211,12 @@ def scaled_matmul(a, b, scale_a, scale_b, *, out_dtype, bias=None, activation=No
         _check_options(kernel, "f32", None)
         _CHECKED.add(key)
     ep = _PLAIN if bias is None and activation is None else Epilogue(1.0, 0.0, None, bias, activation)
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        for x, what in ((scale_a, "scale_a"), (scale_b, "scale_b"), (out, "out")):
+            if x is not None and not isinstance(x, (np.ndarray, np.generic, int, float)):
+                raise TypeError(f"tcgemm: a and b are NumPy arrays but {what} is a {type(x).__name__}; a NumPy "
+                                f"call takes NumPy scales and out (torch CUDA tensors: all of them torch's)")
+        return numpy_scaled_matmul(a, b, scale_a, scale_b, out_dtype, ep, out, kernel, 0)
     fw = None
     for x, what in ((a, "a"), (b, "b"), (scale_a, "scale_a"), (scale_b, "scale_b"), (out, "out")):
         if x is None and what == "out":
@@ -215,9 +226,9 @@ def scaled_matmul(a, b, scale_a, scale_b, *, out_dtype, bias=None, activation=No
             ad = adapter_of(x)
         if ad is None or not hasattr(ad, "view"):  # (torch's adapter reads FP8 tensors; the others do not)
             if isinstance(x, np.ndarray):
-                raise TypeError(f"tcgemm: {what} is a NumPy array; scaled_matmul takes torch CUDA tensors only "
-                                f"(its NumPy path is not built)")
-            raise TypeError(f"tcgemm: {what} must be a torch CUDA tensor, got {type(x).__name__}")
+                raise TypeError(f"tcgemm: {what} is a NumPy array but a or b is not; scaled_matmul takes NumPy "
+                                f"arrays or torch CUDA tensors, not a mix")
+            raise TypeError(f"tcgemm: {what} must be a torch CUDA tensor or a NumPy array, got {type(x).__name__}")
         if fw is None:
             fw = ad
     va, vb, vsa, vsb = fw.view(a), fw.view(b), fw.view(scale_a), fw.view(scale_b)

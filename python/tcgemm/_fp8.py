@@ -153,10 +153,17 @@ OUT_DTYPES = {"bfloat16": (_core.DType.bfloat16, 2), "float16": (_core.DType.flo
 
 
 def out_dtype_name(out_dtype) -> str:
-    """torch.bfloat16 / torch.float16 / torch.float32 (or those names) -> the name; else a TypeError."""
+    """torch.bfloat16 / torch.float16 / torch.float32, NumPy's float16 / float32, ml_dtypes.bfloat16
+    (or those names) -> the name; else a TypeError."""
     name = out_dtype if isinstance(out_dtype, str) else str(out_dtype).replace("torch.", "")
+    if name not in OUT_DTYPES and not isinstance(out_dtype, str):
+        try:
+            name = np.dtype(out_dtype).name
+        except TypeError:
+            pass
     if name not in OUT_DTYPES:
-        raise TypeError(f"tcgemm: out_dtype must be torch.bfloat16, torch.float16 or torch.float32, got {out_dtype!r}")
+        raise TypeError(f"tcgemm: out_dtype must be bfloat16, float16 or float32 (torch's, NumPy's or "
+                        f"ml_dtypes'), got {out_dtype!r}")
     return name
 
 

@@ -214,3 +214,115 @@ def _batched(call, c_host, bias_host, bias_type, batch, M, N, K):
     finally:
         for x in keep:
             x.free()
+
+
+# -- scaled_matmul's NumPy path -------------------------------------------------------------------
+
+def _host_scale(x, what: str) -> np.ndarray:
+    """A scale as a float32 NumPy array: a float32 array as given, a Python number as a 0-d one."""
+    if isinstance(x, (int, float)) and not isinstance(x, bool):
+        return np.asarray(x, np.float32)
+    arr = np.asarray(x)
+    if arr.dtype != np.float32:
+        raise TypeError(f"tcgemm: {what} has dtype {arr.dtype}; scales are float32")
+    return arr
+
+
+def _words(x: np.ndarray) -> np.ndarray:
+    """A C-contiguous array's bytes as a 2-D array of 2-byte words (DeviceBuffer's element)."""
+    x = np.ascontiguousarray(x)
+    return x.reshape(x.shape[0] if x.ndim == 2 else 1, -1).view(np.uint16)
+
+
+def numpy_scaled_matmul(a, b, scale_a, scale_b, out_dtype, ep, out, kernel, sh):
+    """scaled_matmul on NumPy operands: a (M, K) and b (K, N) ml_dtypes float8 arrays, float32
+    scales of torch._scaled_mm's shapes (or Python numbers, tensor-wise). b may be stored either way:
+    its columns go up as the rows of an N x K weight, the TN layout FP8 wgmma reads (a copy on the
+    host when b is row-major). Each operand goes up into tcgemm's pool as 2-byte words (FP8 rows are
+    16-byte multiples, so a row is whole words), the scales as contiguous vectors whose strides the
+    launch is given, one launch, the result comes down: a finished array of out_dtype (ml_dtypes
+    bfloat16, float16 or float32), or `out` written. Checked as the torch path is
+    (_fp8.check_scaled) before anything is allocated."""
+    from ._call import scaled_plan
+    from ._fp8 import OUT_DTYPES, View, check_scaled, out_dtype_name
+
+    a, b = np.asarray(a), np.asarray(b)
+    sa, sb = _host_scale(scale_a, "scale_a"), _host_scale(scale_b, "scale_b")
+    for x, what in ((a, "a"), (b, "b")):
+        if x.dtype == object:
+            raise TypeError(f"tcgemm: {what} has dtype object; scaled_matmul takes float8_e4m3fn or float8_e5m2")
+    if b.ndim == 2 and b.shape[0] > 1 and b.shape[1] > 1 and b.strides[0] == b.itemsize:
+        w = _rows(b.T)  # F-ordered: w.T of a row-major weight, its rows as they lie
+    else:
+        w = np.ascontiguousarray(b.T) if b.ndim == 2 else b
+    name = out_dtype_name(out_dtype)
+    # The checks see the operands as they will lie on the device: A row-major, B column-major, both
+    # with rows a multiple of 16 bytes apart; the scales contiguous.
+    M, K = a.shape if a.ndim == 2 else (0, 0)
+    N = b.shape[1] if b.ndim == 2 else 0
+    ld = max(16, -(-K // 16) * 16)
+    dev = 0  # the Views' device: all on the call's (check_scaled only compares them)
+    va = View(a.dtype.name, a.shape, (ld, 1) if a.ndim == 2 else (1,) * a.ndim, 0, dev)
+    vb = View(b.dtype.name, b.shape, (1, ld) if b.ndim == 2 else (1,) * b.ndim, 0, dev)
+    vsa = View("float32", sa.shape, tuple(s // 4 for s in np.ascontiguousarray(sa).strides), 0, dev)
+    vsb = View("float32", sb.shape, tuple(s // 4 for s in np.ascontiguousarray(sb).strides), 0, dev)
+    M, N, K, dta, dtb, _lda, _ldb, mode, strides = check_scaled(va, vb, vsa, vsb, name)
+    out_type, width = OUT_DTYPES[name]
+    np_out = {"bfloat16": bfloat16, "float16": np.float16, "float32": np.float32}[name]
+    if out is not None:
+        if not isinstance(out, np.ndarray):
+            raise TypeError(f"tcgemm: out must be a NumPy array with NumPy operands, got {type(out).__name__}")
+        if not out.flags.writeable:
+            raise ValueError("tcgemm: out is read-only")
+        if tuple(out.shape) != (M, N):
+            raise ValueError(f"tcgemm: out has shape {tuple(out.shape)}, expected {(M, N)}")
+        if out.dtype != np_out:
+            raise TypeError(f"tcgemm: out has dtype {out.dtype}, expected {name} (out_dtype)")
+    bias_host = None if ep.bias is None else check_bias_host(
+        ep.bias if isinstance(ep.bias, (np.ndarray, list, tuple)) else _host_of(ep.bias), N)
+    if M == 0 or N == 0:
+        res = np.zeros((M, N), np_out)
+        if out is None:
+            return res
+        return out
+    if _core.device_count() == 0:
+        archs = _core.build_info()["archs"]
+        raise RuntimeError("tcgemm: no CUDA device was found (no GPU, or no NVIDIA driver); "
+                           f"this build holds code for {', '.join(archs)}")
+    capture_guard(sh, "a NumPy call (host memory in and out, a finished array back)")
+    keep = []
+
+    def up(words, fill="padding"):
+        buf = _core.DeviceBuffer(words.shape[0], words.shape[1], _core.DType.float16, sh, fill)
+        keep.append(buf)
+        buf.upload(words, sh)
+        return buf
+
+    try:
+        da, dw = up(_words(a)), up(_words(w))
+        dsa, dsb = up(_words(sa.reshape(1, -1))), up(_words(sb.reshape(1, -1)))
+        words_per = width // 2  # 2-byte words per output element
+        dd = _core.DeviceBuffer(M, N * words_per, out_type if width == 2 else _core.DType.float16, sh, "none")
+        keep.append(dd)
+        bias_ptr, bias_type = 0, 2
+        if bias_host is not None:
+            bias_ptr, bias_type = up(_words(bias_host.reshape(1, -1))).ptr, BIAS_TYPES[bias_host.dtype]
+        h, _name, _workspace_bytes = scaled_plan(_core.get_device(), M, N, K, dta, dtb, out_type, mode, ep.plain,
+                                                 kernel)
+        # Leading dimensions in elements: two FP8 values per word, half an fp32 output per word.
+        run = _core.RunArgs(h, da.ptr, dw.ptr, dd.ptr, 2 * da.pitch, 2 * dw.pitch, dd.pitch // words_per, sh, 0, 0,
+                            True)
+        run.set_scales(dsa.ptr, dsb.ptr, *strides)
+        if not ep.plain:
+            run.set_epilogue(1.0, 0.0, 0, 0, 0, bias_ptr, bias_type, ep.act)
+        _core.run(run)  # workspace 0: what a kernel needs comes from tcgemm's pool, on `sh`
+        res = np.empty((M, N * words_per), np.uint16)
+        dd.download(res, sh)
+        res = res.view(np_out)
+        if out is not None:
+            out[...] = res
+            return out
+        return res
+    finally:
+        for x in keep:
+            x.free()

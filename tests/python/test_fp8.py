@@ -2,11 +2,12 @@
 checks for FP8 operands and scales, the registry's FP8 entries, and tcgemm.scaled_matmul.
 
 scaled_matmul's argument checks are host tests: those on tcgemm._fp8.check_scaled (the Views an
-adapter makes) need neither torch nor a GPU; those on torch tensors need torch (skipped where torch is
-not installed) but no GPU. The GPU tests (accuracy against a float64 reference of the dequantized
-inputs, odd shapes, each scale mode, poisoned out, graph capture) need torch and a GPU with an FP8
-kernel; the Hopper FP8 kernels (sm90.ws_fp8, sm90.ws_fp8.block) are compiled for sm_90a and have not
-run on a GPU; tests/python/test_sass.py checks what their code holds."""
+adapter makes) and on NumPy operands need neither torch nor a GPU, and the NumPy path's launch is
+checked on a fake device; those on torch tensors need torch (skipped where torch is not installed) but
+no GPU. The GPU tests (accuracy against a float64 reference of the dequantized inputs, odd shapes,
+each scale mode, poisoned out, graph capture, every entry by name, the NumPy path) need a GPU with an
+FP8 kernel (and torch, but for the NumPy path); tests/python/test_sass.py checks what the Hopper
+entries' code holds."""
 import numpy as np
 import pytest
 
@@ -145,18 +146,114 @@ def test_scaled_matmul_is_exported():
     assert "scaled_matmul" in tcgemm.__all__ and callable(tcgemm.scaled_matmul)
 
 
-def test_scaled_matmul_refuses_numpy_operands():
-    """The NumPy path is not built: a TypeError that says so, before anything else is read."""
+def test_scaled_matmul_numpy_checks_name_each_problem():
+    """The NumPy path's checks (the torch path's, on how the operands will lie on the device), before
+    anything is allocated: every refusal below needs no GPU; a valid call reaches the device (on a
+    machine without one, the RuntimeError that says so)."""
     a, sa = tcgemm.quantize_fp8(np.ones((4, 32), np.float32))
     w, sb = tcgemm.quantize_fp8(np.ones((8, 32), np.float32))
-    with pytest.raises(TypeError, match="NumPy path is not built"):
-        tcgemm.scaled_matmul(a, w.T, sa, sb, out_dtype="bfloat16")
-    with pytest.raises(TypeError, match="torch CUDA tensor"):
-        tcgemm.scaled_matmul([[1]], w.T, sa, sb, out_dtype="bfloat16")
+    call = lambda *args, **kw: tcgemm.scaled_matmul(*args, **{"out_dtype": "bfloat16", **kw})  # noqa: E731
+    with pytest.raises(TypeError, match="float8_e4m3fn or float8_e5m2"):
+        call(a.astype(np.float16), w.T, sa, sb)
+    with pytest.raises(TypeError, match="both float8_e5m2"):
+        call(a.astype(ml_dtypes.float8_e5m2), w.T.astype(ml_dtypes.float8_e5m2), sa, sb)
+    with pytest.raises(ValueError, match="not a multiple of 16"):
+        call(a[:, :24], w.T[:24], sa, sb)
+    with pytest.raises(ValueError, match="inner dimensions differ"):
+        call(a, w.T[:16], sa, sb)
+    with pytest.raises(ValueError, match="no scale mode"):
+        call(a, w.T, np.ones((4, 1), np.float32), np.ones((8, 1), np.float32))
+    with pytest.raises(TypeError, match="scales are float32"):
+        call(a, w.T, sa.astype(np.float64), sb)
+    with pytest.raises(TypeError, match="out_dtype must be"):
+        call(a, w.T, sa, sb, out_dtype=np.int8)
+    with pytest.raises(ValueError, match="out has shape"):
+        call(a, w.T, sa, sb, out=np.empty((4, 9), ml_dtypes.bfloat16))
+    with pytest.raises(TypeError, match="out has dtype"):
+        call(a, w.T, sa, sb, out=np.empty((4, 8), np.float16))
+    with pytest.raises(ValueError, match="bias must have shape"):
+        call(a, w.T, sa, sb, bias=np.ones(7, np.float32))
+    with pytest.raises(TypeError, match="torch CUDA tensor or a NumPy array"):
+        call([[1]], w.T, sa, sb)
+    with pytest.raises(TypeError, match="not a mix"):
+        call(a, w.T.tolist(), sa, sb)
     with pytest.raises(ValueError, match="activation"):
-        tcgemm.scaled_matmul(a, w.T, sa, sb, out_dtype="bfloat16", activation="tanh")
+        call(a, w.T, sa, sb, activation="tanh")
     with pytest.raises(ValueError, match="unknown kernel"):
-        tcgemm.scaled_matmul(a, w.T, sa, sb, out_dtype="bfloat16", kernel="sm90.nope")
+        call(a, w.T, sa, sb, kernel="sm90.nope")
+    assert call(a[:0], w.T, sa, sb).shape == (0, 8)  # nothing to compute: no device needed
+    if not HAS_GPU:
+        with pytest.raises(RuntimeError, match="no CUDA device"):
+            call(a, w.T, 2.0, np.float32(0.5))
+
+
+class _FakeBuffer:
+    """_core.DeviceBuffer's stand-in: what went up, a pattern coming down."""
+    made = []
+
+    def __init__(self, rows, cols, dtype, stream, fill):
+        self.rows, self.cols, self.dtype, self.fill = rows, cols, dtype, fill
+        self.pitch = -(-max(cols, 1) // 8) * 8
+        self.ptr = (len(_FakeBuffer.made) + 1) << 24
+        self.data, self.freed = None, False
+        _FakeBuffer.made.append(self)
+
+    def upload(self, host, stream):
+        assert host.dtype == np.uint16 and host.shape == (self.rows, self.cols) and host.flags.c_contiguous
+        self.data = host.copy()
+
+    def download(self, host, stream):
+        assert host.dtype == np.uint16 and host.shape == (self.rows, self.cols)
+        host[...] = np.arange(host.size, dtype=np.uint16).reshape(host.shape)
+
+    def free(self):
+        self.freed = True
+
+
+@pytest.mark.parametrize("mode,out_dtype,b_order", [("row", "float32", "F"), ("block", "bfloat16", "C"),
+                                                    ("tensor", "float16", "F")])
+def test_scaled_matmul_numpy_launch(monkeypatch, mode, out_dtype, b_order):
+    """The NumPy path's launch on a fake device (fake_device.py's plan and run, a fake DeviceBuffer):
+    A's bytes go up as M x K/2 words, B's columns as the rows of an N x K weight (a host copy when b is
+    row-major), each scale as a contiguous vector whose strides the launch gets; leading dimensions in
+    elements (two FP8 per word, half an fp32 output per word); the plan's FP8 arguments; the result
+    is the downloaded words in out_dtype, every buffer freed."""
+    import fake_device
+    from tcgemm import _host
+    rec = fake_device.install(monkeypatch.setattr)
+    _FakeBuffer.made = []
+    monkeypatch.setattr(_core, "DeviceBuffer", _FakeBuffer)
+    monkeypatch.setattr(_core, "device_count", lambda: 1)
+    monkeypatch.setattr(_core, "get_device", lambda: 0)
+    M, N, K = 5, 136, 272
+    rng = np.random.default_rng(7)
+    ba, bb = {"tensor": (None, None), "row": ("row", "row"), "block": ((1, 128), (128, 128))}[mode]
+    a, sa = tcgemm.quantize_fp8(rng.standard_normal((M, K)).astype(np.float32), block=ba)
+    w, sw = tcgemm.quantize_fp8(rng.standard_normal((N, K)).astype(np.float32), block=bb)
+    if mode == "row":
+        sw = sw.T  # (1, N), a strided view
+    b = w.T if b_order == "F" else np.ascontiguousarray(w.T)
+    y = tcgemm.scaled_matmul(a, b, sa, sw, out_dtype=out_dtype)
+    np_out = {"bfloat16": ml_dtypes.bfloat16, "float16": np.float16, "float32": np.float32}[out_dtype]
+    assert y.shape == (M, N) and y.dtype == np_out
+    da, dw, dsa, dsb, dd = _FakeBuffer.made
+    assert np.array_equal(da.data, a.view(np.uint16)) and da.data.shape == (M, K // 2)
+    assert np.array_equal(dw.data, np.ascontiguousarray(w).view(np.uint16))
+    assert np.array_equal(dsa.data.view(np.float32).ravel(), np.ascontiguousarray(sa).ravel())
+    assert np.array_equal(dsb.data.view(np.float32).ravel(), np.ascontiguousarray(sw).ravel())
+    words = {"float32": 2}.get(out_dtype, 1)
+    assert (dd.rows, dd.cols) == (M, N * words)
+    assert np.array_equal(y.view(np.uint16).ravel(), np.arange(M * N * words, dtype=np.uint16))
+    assert all(x.freed for x in _FakeBuffer.made)
+    (plan,) = rec.plans
+    modes = {"tensor": _core.ScaleMode.tensor, "row": _core.ScaleMode.rowwise, "block": _core.ScaleMode.block}
+    assert plan[1:4] == (M, N, K) and plan[5] == _core.Layout.TN and plan[-1]["scale_mode"] == modes[mode]
+    (run,) = rec.runs
+    assert (run.a, run.b, run.c) == (da.ptr, dw.ptr, dd.ptr)
+    assert (run.lda, run.ldb, run.ldc) == (2 * da.pitch, 2 * dw.pitch, dd.pitch // words)
+    want = {"tensor": (0, 0, 0, 0), "row": (1, 0, 1, 0), "block": (3, 1, 3, 1)}[mode]
+    assert (run.scale_a_stride, run.scale_a_stride_k, run.scale_b_stride, run.scale_b_stride_k) == want
+    assert (run.scale_a, run.scale_b) == (dsa.ptr, dsb.ptr)
 
 
 def _v(shape, dtype="float8_e4m3fn", strides=None, ptr=1 << 20, device=0):
@@ -236,7 +333,7 @@ def test_scaled_matmul_torch_errors_without_a_gpu():
     one = torch.ones((), dtype=torch.float32)
     with pytest.raises(ValueError, match="a is a CPU tensor"):
         tcgemm.scaled_matmul(a, w.T, one, one, out_dtype=torch.bfloat16)
-    with pytest.raises(TypeError, match="NumPy path is not built"):
+    with pytest.raises(TypeError, match="not a mix"):
         tcgemm.scaled_matmul(a, w.T, np.ones((), np.float32), one, out_dtype=torch.bfloat16)
 
 
@@ -406,6 +503,50 @@ def test_every_fp8_entry_by_name_on_odd_shapes_and_in_a_graph(mode):
         graph.replay()
         torch.cuda.synchronize()
         assert _rel(y, _reference(torch, a, wq, sa, sw, mode)) <= BOUND[str(out_dtype)[6:]], (name, "graph")
+
+
+def _np_reference(a, wq, sa, sw, mode, bias=None):
+    """float64 dequant(a) @ dequant(w).T (+ bias) on the host."""
+    (M, K), N = a.shape, wq.shape[0]
+    fa, fw = a.astype(np.float64), wq.astype(np.float64)
+    if mode == "tensor":
+        fa, fw = fa * float(sa), fw * float(sw)
+    elif mode == "row":
+        fa, fw = fa * sa.astype(np.float64), fw * sw.astype(np.float64).T
+    else:
+        fa = fa * np.repeat(sa.astype(np.float64), 128, axis=1)[:, :K]
+        fw = fw * np.repeat(np.repeat(sw.astype(np.float64), 128, axis=0), 128, axis=1)[:N, :K]
+    y = fa @ fw.T
+    return y if bias is None else y + bias.astype(np.float64)
+
+
+@pytest.mark.parametrize("mode", ["tensor", "row", "block"])
+def test_scaled_matmul_numpy_matches_float64_reference(mode):
+    """The NumPy path on the GPU: ml_dtypes operands (b stored both ways), each output type, odd shapes,
+    a poisoned NumPy out and a bias, against the float64 product of the dequantized inputs."""
+    if not HAS_GPU or not _fp8_kernels():
+        pytest.skip("no CUDA device with a runnable FP8 kernel: the NumPy path's GPU test needs one")
+    rng = np.random.default_rng(11)
+    ba, bb = MODES[mode]
+    outs = {"bfloat16": ml_dtypes.bfloat16, "float16": np.float16, "float32": np.float32}
+    for M, N, K in [(1, 7, 144), (129, 264, 400), (300, 600, 4112)]:
+        x = (rng.standard_normal((M, K)) * rng.uniform(0, 10, (M, 1))).astype(np.float32)
+        a, sa = tcgemm.quantize_fp8(x, block=ba)
+        wq, sw = tcgemm.quantize_fp8(rng.standard_normal((N, K)).astype(np.float32), block=bb)
+        if mode == "row":
+            sw = sw.T  # (1, N): torch._scaled_mm's B scales
+        want = _np_reference(a, wq, sa, sw, mode)
+        norm = np.linalg.norm(want)
+        for name, dt in outs.items():
+            for b in (wq.T, np.ascontiguousarray(wq.T)):
+                y = tcgemm.scaled_matmul(a, b, sa, sw, out_dtype=dt)
+                assert y.shape == (M, N) and y.dtype == dt
+                assert np.linalg.norm(y.astype(np.float64) - want) <= BOUND[name] * norm, (mode, M, N, K, name)
+        bias = rng.standard_normal(N).astype(np.float32)
+        out = np.full((M, N), np.nan, np.float32)
+        assert tcgemm.scaled_matmul(a, wq.T, sa, sw, out_dtype="float32", bias=bias, out=out) is out
+        want_b = _np_reference(a, wq, sa, sw, mode, bias)
+        assert np.linalg.norm(out - want_b) <= BOUND["float32"] * np.linalg.norm(want_b), (mode, M, N, K, "bias")
 
 
 def test_scaled_matmul_torch_refusals_on_the_gpu():
