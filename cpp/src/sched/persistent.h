@@ -169,7 +169,7 @@ TCGEMM_SCHED_FN int64_t schedule_cost(const PersistentSchedule& s, int k_tiles, 
 // the CTAs of one cluster, so a slice count S takes clusters of S CTAs, and
 // how many of those are resident does not scale with S -- an H200 holds 66
 // clusters of 2 but 30 of 4 (120 CTAs): a cluster lives within one GPC
-// (ncu's Occupancy section: bench/results/logs/h200_runs_2026-12-04_session12.txt).
+// (ncu's Occupancy section: bench/results/logs/h200_runs_2026-12-04*.txt).
 // `clusters[s]` is that count for s CTAs (0: none fit). Time, in K tiles
 // of one CTA: ceil(tiles / clusters) rounds of one slice each, a slice its
 // K tiles plus kClusterSliceCost for the pipeline fill and the exchange. The fewest
@@ -209,7 +209,7 @@ TCGEMM_SCHED_FN int choose_cluster_split(int requested, int64_t tiles, int k_til
 // The swap's cluster split (swap.cuh): the weight's tile height, 64 rows
 // while its `weight_rows` (all batches) make no more 64-row tiles than there
 // are SMs -- twice the tiles put twice the CTAs to streaming the weight --
-// else 128 (H200, bench/results/logs/h200_runs_2026-12-04_session13.txt:
+// else 128 (H200, bench/results/logs/h200_runs_2026-12-04*.txt:
 // 64-row tiles past one wave lost 0.97x -> 0.79x at 16 x 10240 x 8192).
 TCGEMM_SCHED_FN int cluster_split_tile_rows(int64_t weight_rows, int64_t batches, int sms) {
   return (weight_rows + 63) / 64 * batches <= sms ? 64 : 128;

@@ -20,7 +20,7 @@ namespace tcgemm {
 // box row touch an extra sector and split into more L2 requests: 3072x5120
 // bf16 TN at K = 7000 against K = 6976, ws_persistent 0.64x / 1.00x, ws_mcast
 // 0.94x / 0.98x (multicast halves B's requests), ws_pingpong 0.51x / 0.93x
-// (launch-timed; bench/results/logs/h200_runs_2026-12-04_session6.txt, in git
+// (launch-timed; bench/results/logs/h200_runs_2026-12-04*.txt, in git
 // history). The pitch is taken to be the shape's (K for A and a K-major B, N
 // for a row-major B, rounded up to 8 as tcgemm's buffers are): plans are
 // cached per shape.
@@ -57,7 +57,7 @@ Sm90Costs sm90_costs(const GemmArgs& a, int sms) {
   // measured time over its modelled time, relative to ws_persistent's on the
   // same row, the median per class of row, fitted in GPU time on random
   // seeds 11-14 and the llm preset with every configuration measured per row
-  // (bench/results/logs/h200_runs_2026-12-04_session10.txt). The committed
+  // (bench/results/logs/h200_runs_2026-12-04*.txt). The committed
   // files of those rows bear it out: over the rows of h200_random_aligned.md
   // and h200_llm.md whose 128x256 tiles fill the GPU (56 aligned, 52
   // misaligned) those medians under this model are 0.95-1.00 aligned (ping-
@@ -89,7 +89,7 @@ Sm90Costs sm90_costs(const GemmArgs& a, int sms) {
   // SM streams its own A and B the partial sums and their reduction cost more
   // than kPartialCost/kReduceCost say. Set launch-timed on four aligned shapes
   // with a short last wave (ws_mcast 2-4% ahead where the counts put it 2-7%
-  // behind; bench/results/logs/h200_runs_2026-12-04_session7.txt, in git
+  // behind; bench/results/logs/h200_runs_2026-12-04*.txt, in git
   // history). In GPU time h200_split_tail.md has ws_splitk level with or 1-4
   // points ahead of ws_mcast on six of its seven aligned shapes (2384x1792x4096
   // 0.81x / 0.78x, 2360x3440x3424 0.85x / 0.81x), ws_mcast ahead on

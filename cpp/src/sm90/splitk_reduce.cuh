@@ -34,7 +34,7 @@ struct ReduceParams {
 // multiple of 4 and every slice starts 16-byte aligned: launch_ws), and the
 // loads of kInFlight slices issued before the first of them is added, so a
 // thread waits for splits / kInFlight rounds of L2 latency, not splits
-// (ncu on an H200, bench/results/logs/h200_runs_2026-12-04_session11.txt:
+// (ncu on an H200, bench/results/logs/h200_runs_2026-12-04*.txt:
 // 7-11 us for the split tail's reduction when each thread read one float2
 // per slice, one slice after the other). The adds
 // stay in slice order.

@@ -52,7 +52,7 @@ Status swap_by_width(const GemmArgs& a, F&& f) {
 // 64 rows (one consumer) while those tiles fit in one wave unsplit, else 128.
 // Decode streams the weight: 16 x 4096 x 4096 is 64 tiles in clusters of 2
 // on 128 SMs, where 128-row tiles made 32 clusters of 3 on 96 (H200, bf16,
-// paired with cuBLAS, bench/results/logs/h200_runs_2026-12-04_session13.txt:
+// paired with cuBLAS, bench/results/logs/h200_runs_2026-12-04*.txt:
 // 0.88x -> 0.97-0.98x; 64 x 4096 x 4096 0.70x -> 0.82-0.84x, 16 x 4096 x
 // 14336 0.86x -> 0.96x). Past one wave the 64-row tiles lose (16 x 10240 x
 // 8192, 160 of them: 0.79-0.80x against 0.97-0.98x).
