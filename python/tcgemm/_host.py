@@ -149,20 +149,48 @@ def _host_of(x):
     return _to_numpy(x, None)
 
 
+class _Buffers:
+    """One NumPy call's device buffers, from tcgemm's pool on stream `sh`; ``with``: every one freed
+    when the call leaves, whatever it raised."""
+
+    def __init__(self, sh):
+        self.sh, self.held = sh, []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        for buf in self.held:
+            buf.free()
+
+    def new(self, rows, cols, dtype, fill="padding"):
+        buf = _core.DeviceBuffer(rows, cols, dtype, self.sh, fill)
+        self.held.append(buf)
+        return buf
+
+    def up(self, host, dtype):
+        """A 2-D array of 2-byte elements uploaded (a contiguous copy first where it is not)."""
+        host = np.ascontiguousarray(host)
+        buf = self.new(host.shape[0], host.shape[1], dtype)
+        buf.upload(host, self.sh)
+        return buf
+
+
+def _into(out, res):
+    """The result, or `out` with it written in."""
+    if out is None:
+        return res
+    out[...] = res
+    return out
+
+
 def _batched(call, c_host, bias_host, bias_type, batch, M, N, K):
     """Batched NumPy operands: each uploaded whole (through the staging
     ring), one launch for the batch, the result downloaded."""
     a, b, ep, out, sh = call.a, call.b, call.ep, call.out, call.stream
     dt = a.dtype
-    keep = []
-
-    def up(x2d):
-        buf = _core.DeviceBuffer(x2d.shape[0], x2d.shape[1], DTYPES[dt], sh, "padding")
-        keep.append(buf)
-        buf.upload(np.ascontiguousarray(x2d), sh)
-        return buf
-
-    try:
+    with _Buffers(sh) as bufs:
+        up = lambda x2d: bufs.up(x2d, DTYPES[dt])  # noqa: E731
         if a.ndim == 2:
             da, sa = up(a), 0
         else:
@@ -183,8 +211,7 @@ def _batched(call, c_host, bias_host, bias_type, batch, M, N, K):
             else:
                 db = up(b.reshape(-1, N))
                 sb = K * db.pitch if b.shape[0] > 1 else 0
-        dd = _core.DeviceBuffer(batch * M, N, DTYPES[dt], sh, "none")
-        keep.append(dd)
+        dd = bufs.new(batch * M, N, DTYPES[dt], "none")
         src = ld_src = stride_src = 0
         if c_host is not None:
             c = np.asarray(c_host)
@@ -193,11 +220,7 @@ def _batched(call, c_host, bias_host, bias_type, batch, M, N, K):
             stride_src = M * dc.pitch if c.ndim == 3 else 0
         bias_ptr = 0
         if bias_host is not None:
-            words = np.ascontiguousarray(bias_host).view(np.uint16).reshape(1, -1)
-            bb = _core.DeviceBuffer(1, words.shape[1], _core.DType.float16, sh, "padding")
-            keep.append(bb)
-            bb.upload(words, sh)
-            bias_ptr = bb.ptr
+            bias_ptr = bufs.up(np.ascontiguousarray(bias_host).view(np.uint16).reshape(1, -1), _core.DType.float16).ptr
         h, _name, _workspace_bytes = plan(_core.get_device(), M, N, K, dt, tn, call.accumulate, ep.plain, batch,
                                           call.split_k, call.kernel)
         run = _core.RunArgs(h, da.ptr, db.ptr, dd.ptr, da.pitch, db.pitch, dd.pitch, sh, 0, 0, call.grid_swizzle)
@@ -206,14 +229,7 @@ def _batched(call, c_host, bias_host, bias_type, batch, M, N, K):
         _core.run(run)  # workspace 0: the kernel takes its own from tcgemm's pool, on `sh`
         res = np.empty((batch * M, N), dt)
         dd.download(res, sh)
-        res = res.reshape(batch, M, N)
-        if out is not None:
-            out[...] = res
-            return out
-        return res
-    finally:
-        for x in keep:
-            x.free()
+        return _into(out, res.reshape(batch, M, N))
 
 
 # -- scaled_matmul's NumPy path -------------------------------------------------------------------
@@ -281,32 +297,21 @@ def numpy_scaled_matmul(a, b, scale_a, scale_b, out_dtype, ep, out, kernel, sh):
     bias_host = None if ep.bias is None else check_bias_host(
         ep.bias if isinstance(ep.bias, (np.ndarray, list, tuple)) else _host_of(ep.bias), N)
     if M == 0 or N == 0:
-        res = np.zeros((M, N), np_out)
-        if out is None:
-            return res
-        return out
+        return _into(out, np.zeros((M, N), np_out))
     if _core.device_count() == 0:
         archs = _core.build_info()["archs"]
         raise RuntimeError("tcgemm: no CUDA device was found (no GPU, or no NVIDIA driver); "
                            f"this build holds code for {', '.join(archs)}")
     capture_guard(sh, "a NumPy call (host memory in and out, a finished array back)")
-    keep = []
-
-    def up(words, fill="padding"):
-        buf = _core.DeviceBuffer(words.shape[0], words.shape[1], _core.DType.float16, sh, fill)
-        keep.append(buf)
-        buf.upload(words, sh)
-        return buf
-
-    try:
-        da, dw = up(_words(a)), up(_words(w))
-        dsa, dsb = up(_words(sa.reshape(1, -1))), up(_words(sb.reshape(1, -1)))
+    with _Buffers(sh) as bufs:
+        up = lambda x: bufs.up(_words(x), _core.DType.float16)  # noqa: E731
+        da, dw = up(a), up(w)
+        dsa, dsb = up(sa.reshape(1, -1)), up(sb.reshape(1, -1))
         words_per = width // 2  # 2-byte words per output element
-        dd = _core.DeviceBuffer(M, N * words_per, out_type if width == 2 else _core.DType.float16, sh, "none")
-        keep.append(dd)
+        dd = bufs.new(M, N * words_per, out_type if width == 2 else _core.DType.float16, "none")
         bias_ptr, bias_type = 0, 2
         if bias_host is not None:
-            bias_ptr, bias_type = up(_words(bias_host.reshape(1, -1))).ptr, BIAS_TYPES[bias_host.dtype]
+            bias_ptr, bias_type = up(bias_host.reshape(1, -1)).ptr, BIAS_TYPES[bias_host.dtype]
         h, _name, _workspace_bytes = scaled_plan(_core.get_device(), M, N, K, dta, dtb, out_type, mode, ep.plain,
                                                  kernel)
         # Leading dimensions in elements: two FP8 values per word, half an fp32 output per word.
@@ -318,11 +323,4 @@ def numpy_scaled_matmul(a, b, scale_a, scale_b, out_dtype, ep, out, kernel, sh):
         _core.run(run)  # workspace 0: what a kernel needs comes from tcgemm's pool, on `sh`
         res = np.empty((M, N * words_per), np.uint16)
         dd.download(res, sh)
-        res = res.view(np_out)
-        if out is not None:
-            out[...] = res
-            return out
-        return res
-    finally:
-        for x in keep:
-            x.free()
+        return _into(out, res.view(np_out))

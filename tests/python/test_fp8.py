@@ -199,15 +199,44 @@ class _FakeBuffer:
         _FakeBuffer.made.append(self)
 
     def upload(self, host, stream):
-        assert host.dtype == np.uint16 and host.shape == (self.rows, self.cols) and host.flags.c_contiguous
-        self.data = host.copy()
+        assert host.itemsize == 2 and host.shape == (self.rows, self.cols) and host.flags.c_contiguous
+        self.data = host.view(np.uint16).copy()
 
     def download(self, host, stream):
-        assert host.dtype == np.uint16 and host.shape == (self.rows, self.cols)
-        host[...] = np.arange(host.size, dtype=np.uint16).reshape(host.shape)
+        assert host.itemsize == 2 and host.shape == (self.rows, self.cols)
+        host.view(np.uint16)[...] = np.arange(host.size, dtype=np.uint16).reshape(host.shape)
 
     def free(self):
         self.freed = True
+
+
+def test_batched_numpy_matmul_launch(monkeypatch):
+    """matmul's batched NumPy path on the same fake device (it shares the buffers' helper with the
+    FP8 path): a (2, M, K) and a broadcast w.T go up whole (w's rows: TN), a bias as float16 words;
+    the batch strides in elements of each buffer's pitch; the result the downloaded words."""
+    import fake_device
+    rec = fake_device.install(monkeypatch.setattr)
+    _FakeBuffer.made = []
+    monkeypatch.setattr(_core, "DeviceBuffer", _FakeBuffer)
+    monkeypatch.setattr(_core, "device_count", lambda: 1)
+    monkeypatch.setattr(_core, "get_device", lambda: 0)
+    M, N, K = 3, 20, 36
+    a = np.arange(2 * M * K, dtype=np.float16).reshape(2, M, K)
+    w = np.ones((N, K), np.float16)
+    bias = np.ones(N, np.float32)
+    y = tcgemm.matmul(a, w.T, bias=bias)
+    assert y.shape == (2, M, N) and y.dtype == np.float16
+    da, dw, dd, db = _FakeBuffer.made
+    assert np.array_equal(da.data, a.reshape(-1, K).view(np.uint16)) and np.array_equal(dw.data, w.view(np.uint16))
+    assert np.array_equal(db.data.view(np.float32).ravel(), bias) and (dd.rows, dd.cols) == (2 * M, N)
+    assert np.array_equal(y.view(np.uint16).ravel(), np.arange(2 * M * N, dtype=np.uint16))
+    assert all(x.freed for x in _FakeBuffer.made)
+    (run,) = rec.runs
+    assert (run.a, run.b, run.c, run.lda, run.ldb, run.ldc) == (da.ptr, dw.ptr, dd.ptr, da.pitch, dw.pitch, dd.pitch)
+    assert (run.batch, run.stride_a, run.stride_b, run.stride_c) == (2, M * da.pitch, 0, M * dd.pitch)
+    assert run.bias == db.ptr
+    (plan,) = rec.plans
+    assert plan[1:4] == (M, N, K) and plan[5] == _core.Layout.TN
 
 
 @pytest.mark.parametrize("mode,out_dtype,b_order", [("row", "float32", "F"), ("block", "bfloat16", "C"),
