@@ -210,16 +210,22 @@ class _FakeBuffer:
         self.freed = True
 
 
-def test_batched_numpy_matmul_launch(monkeypatch):
-    """matmul's batched NumPy path on the same fake device (it shares the buffers' helper with the
-    FP8 path): a (2, M, K) and a broadcast w.T go up whole (w's rows: TN), a bias as float16 words;
-    the batch strides in elements of each buffer's pitch; the result the downloaded words."""
+def _fake_numpy_device(monkeypatch):
+    """fake_device.py's plan and run, _FakeBuffer for the pool's buffers, one device: -> the record."""
     import fake_device
     rec = fake_device.install(monkeypatch.setattr)
     _FakeBuffer.made = []
     monkeypatch.setattr(_core, "DeviceBuffer", _FakeBuffer)
     monkeypatch.setattr(_core, "device_count", lambda: 1)
     monkeypatch.setattr(_core, "get_device", lambda: 0)
+    return rec
+
+
+def test_batched_numpy_matmul_launch(monkeypatch):
+    """matmul's batched NumPy path on the same fake device (it shares the buffers' helper with the
+    FP8 path): a (2, M, K) and a broadcast w.T go up whole (w's rows: TN), a bias as float16 words;
+    the batch strides in elements of each buffer's pitch; the result the downloaded words."""
+    rec = _fake_numpy_device(monkeypatch)
     M, N, K = 3, 20, 36
     a = np.arange(2 * M * K, dtype=np.float16).reshape(2, M, K)
     w = np.ones((N, K), np.float16)
@@ -247,13 +253,7 @@ def test_scaled_matmul_numpy_launch(monkeypatch, mode, out_dtype, b_order):
     row-major), each scale as a contiguous vector whose strides the launch gets; leading dimensions in
     elements (two FP8 per word, half an fp32 output per word); the plan's FP8 arguments; the result
     is the downloaded words in out_dtype, every buffer freed."""
-    import fake_device
-    from tcgemm import _host
-    rec = fake_device.install(monkeypatch.setattr)
-    _FakeBuffer.made = []
-    monkeypatch.setattr(_core, "DeviceBuffer", _FakeBuffer)
-    monkeypatch.setattr(_core, "device_count", lambda: 1)
-    monkeypatch.setattr(_core, "get_device", lambda: 0)
+    rec = _fake_numpy_device(monkeypatch)
     M, N, K = 5, 136, 272
     rng = np.random.default_rng(7)
     ba, bb = {"tensor": (None, None), "row": ("row", "row"), "block": ((1, 128), (128, 128))}[mode]
