@@ -7,9 +7,13 @@
 //
 //   test_gpu_gemm.cpp:80: CHECK failed: ok [case: sm90.ws; f16 TN acc=f32 129x127x200]: rel err ...
 #pragma once
+#include <algorithm>
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
+#include <vector>
 
 namespace testing_ {
 inline int& failures() { static int n = 0; return n; }
@@ -77,6 +81,21 @@ inline void print_case() {
       std::fprintf(stderr, "\n");                                                    \
     }                                                                                \
   } while (0)
+
+// rows(begin, end) over rows [0, M) of a float64 reference: in one call
+// when the product is small (work, its multiply-adds, under 2^22), else
+// split across the machine's threads (each row is one thread's).
+template <class Rows>
+inline void for_rows(int64_t M, int64_t work, Rows rows) {
+  const int64_t threads = std::min<int64_t>(std::max(1u, std::thread::hardware_concurrency()), M);
+  if (threads <= 1 || work < (int64_t(1) << 22)) {
+    rows(0, M);
+    return;
+  }
+  std::vector<std::thread> pool;
+  for (int64_t t = 0; t < threads; ++t) pool.emplace_back(rows, M * t / threads, M * (t + 1) / threads);
+  for (auto& th : pool) th.join();
+}
 
 inline int finish(const char* name) {
   std::printf("%s: %d checks, %d failed\n", name, testing_::checks(), testing_::failures());

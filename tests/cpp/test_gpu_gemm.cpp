@@ -60,14 +60,7 @@ static void compare_rows(int64_t M, int64_t N, int64_t K, const double* a, const
       rn[m] = n2, rd[m] = d2, rb[m] = b;
     }
   };
-  const int64_t threads = std::min<int64_t>(std::max(1u, std::thread::hardware_concurrency()), M);
-  if (threads <= 1 || M * N * K < (int64_t(1) << 22)) {
-    rows(0, M);
-  } else {
-    std::vector<std::thread> pool;
-    for (int64_t t = 0; t < threads; ++t) pool.emplace_back(rows, M * t / threads, M * (t + 1) / threads);
-    for (auto& th : pool) th.join();
-  }
+  for_rows(M, M * N * K, rows);
   *num = 0, *den = 0, *bad = 0;
   for (int64_t m = 0; m < M; ++m) *num += rn[m], *den += rd[m], *bad += rb[m];
 }
