@@ -18,7 +18,7 @@
 # features    h200_features              fused epilogue, batched             ~1 min     180 s
 # user_path   h200_user_path             tcgemm.matmul: torch, NumPy, graphs ~1 min     180 s
 # fp8         h200_fp8                   scaled_matmul beside torch._scaled_mm ~4 min   390 s
-# fp8_entries h200_fp8_entries           every Hopper FP8 entry, tuning seeds ~3 min     330 s
+# fp8_entries h200_fp8_entries           every Hopper FP8 entry, tuning seeds ~5 min     390 s
 #
 # `all` is every part in this order. On the device, five commands whose
 # limits, a build's included, add up to under 10 minutes each
@@ -94,7 +94,7 @@ $(out ${G}_split_tail)") ;;
     user_path) steps+=(timeout=180 "user=$(out ${G}_user_path)") ;;
     fp8) steps+=(timeout=390 "bench=--fp8 --paired 4 --json $R/${G}_fp8.json --md $R/${G}_fp8.md") ;;
     # auto's FP8 rules (sm90/heuristics.cpp) rest on this one: seeds apart from fp8's.
-    fp8_entries) steps+=(timeout=330 "bench=--fp8 --fp8-kernels all --seed 61 62 --paired 3 \
+    fp8_entries) steps+=(timeout=390 "bench=--fp8 --fp8-kernels all --seed 61 62 --paired 3 \
 --json $R/${G}_fp8_entries.json --md $R/${G}_fp8_entries.md") ;;
     *) echo "regenerate.sh: unknown part '$part'"; sed -n '2,32p' "$0"; exit 2 ;;
   esac
