@@ -32,7 +32,9 @@ def to_markdown(res) -> str:
              "`ratio` is the reference's time over tcgemm's (above 1: tcgemm is faster); each pair was timed in "
              "alternating rounds. `overhead` rows are host time per call (ms) in a loop of calls; `torch_*` and "
              "`graph` rows GPU time per call (CUDA events around a loop, inputs rotated past the L2); `numpy` rows "
-             "wall time of one NumPy-in, NumPy-out call, with `bound` the time its bytes take at the bandwidth above; "
+             "wall time of one NumPy-in, NumPy-out call, with `bound` the time its bytes take through one cudaMemcpy each "
+             "way at the bandwidth above (pageable: the driver's own staging, which tcgemm's ring of pinned slots, "
+             "filled by several threads while the GEMM runs, can beat); "
              "`graph` rows also give the kernel alone (`kernel ms`: raw pointers, CUDA events per launch) and the "
              "eager call in the same loop.",
              "", "| path | variant | M x N x K | dtype | tcgemm ms | reference | ref ms | ratio | TFLOPS | bound ms | "
