@@ -198,37 +198,40 @@ def _res_usage_by_kernel(member, tmp_path):
     return out
 
 
-# Each Hopper FP8 entry's object file: its wgmma width, and the stack it may use: 8 bytes where 2-CTA
-# clusters multicast B (the producer keeps one word there across a tile, as ws_mcast's 16-bit
-# producer does, with 40 registers after setmaxnreg.dec), else none.
-# Ping-pong: 128-row tiles per consumer (8 wgmmas per stage), bf16 / fp16 output only (6 kernels).
-_SM90_FP8 = {"ws_fp8.cu.o": (128, 0), "ws_fp8_block.cu.o": (128, 0), "ws_fp8_mcast.cu.o": (128, 8),
-             "ws_fp8_wide.cu.o": (256, 8), "ws_fp8_dsmem.cu.o": (128, 0), "ws_fp8_block_dsmem.cu.o": (128, 0),
-             "ws_fp8_pingpong.cu.o": (128, 0)}
+# Each Hopper FP8 entry's object file: its wgmma widths, the stack it may use (8 bytes where 2-CTA
+# clusters multicast B: the producer keeps one word there across a tile, as ws_mcast's 16-bit producer
+# does, with 40 registers after setmaxnreg.dec), its kernels (three operand pairs x bf16, fp16, fp32
+# output; 16-bit output only: six; the swap: x 4 widths x 2 weight-tile heights) and wgmmas per 128-K
+# stage (four k32 steps per m64 row block; ping-pong's consumer owns two blocks).
+_SM90_FP8 = {"ws_fp8.cu.o": ({128}, 0, 9, 4), "ws_fp8_block.cu.o": ({128}, 0, 9, 4),
+             "ws_fp8_mcast.cu.o": ({128}, 8, 9, 4), "ws_fp8_wide.cu.o": ({256}, 8, 9, 4),
+             "ws_fp8_dsmem.cu.o": ({128}, 0, 9, 4), "ws_fp8_block_dsmem.cu.o": ({128}, 0, 9, 4),
+             "ws_fp8_pingpong.cu.o": ({128}, 0, 6, 8), "ws_fp8_swap.cu.o": ({16, 32, 64, 128}, 0, 48, 4)}
 
 
 @pytest.mark.parametrize("member", sorted(_SM90_FP8))
 def test_sm90_fp8_kernels_hold_fp8_wgmma_and_no_local_memory(member, tmp_path):
-    """The Hopper FP8 entries (sm90.ws_fp8*): each entry's nine kernels (three operand pairs x bf16,
-    fp16, fp32 output; ping-pong six, no fp32) must issue the FP8 wgmma of their pair and width
-    (QGMMA.64x<N>x32.F32.<A>.<B>: four k32 steps per 128-K stage and m64 row block) and keep every
-    value in registers (LOCAL:0; STACK:0, or with
-    multicast clusters at most the producer's 8 bytes). What the compiler emitted:
-    tests/cpp/test_gpu_fp8.cpp runs them (docs/fp8.md)."""
-    width, stack_bytes = _SM90_FP8[member]
+    """The Hopper FP8 entries (sm90.ws_fp8*): every kernel of an entry must issue the FP8 wgmma of its
+    pair at the entry's widths (QGMMA.64x<N>x32.F32.<A>.<B>), as many per stage as its tile needs,
+    and keep every value in registers (LOCAL:0; STACK:0, or with multicast clusters at most the
+    producer's 8 bytes). What the compiler emitted: tests/cpp/test_gpu_fp8.cpp runs them
+    (docs/fp8.md)."""
+    widths, stack_bytes, count, per_stage = _SM90_FP8[member]
     sass = _member_sass(member, tmp_path)
     kernels = _ops_by_kernel(sass, "ws_scaled_kernel")
-    pingpong = member == "ws_fp8_pingpong.cu.o"
-    assert len(kernels) == (6 if pingpong else 9), sorted(kernels)
+    assert len(kernels) == count, sorted(kernels)
     pairs = {"Fp8E1": "E4M3.E4M3", "Fp8E2": "E4M3.E5M2", "Fp8E3": "E5M2.E4M3"}
-    seen = set()
+    seen, seen_widths = set(), set()
     for name, ops in kernels.items():
         pair = next(v for k, v in pairs.items() if k in name)
         seen.add(pair)
         mma = [o for o in ops if "GMMA" in o]
-        assert len(mma) == (8 if pingpong else 4), (name, mma)
-        assert all(o.startswith(f"QGMMA.64x{width}x32.F32.{pair} ") for o in mma), (name, mma)
-    assert seen == set(pairs.values())
+        assert len(mma) == per_stage, (name, mma)
+        kernel_widths = {int(o.split("x")[1]) for o in mma}
+        assert len(kernel_widths) == 1 and kernel_widths <= widths, (name, mma)
+        seen_widths |= kernel_widths
+        assert all(o.startswith(f"QGMMA.64x{min(kernel_widths)}x32.F32.{pair} ") for o in mma), (name, mma)
+    assert seen == set(pairs.values()) and seen_widths == widths
     res = _res_usage_by_kernel(member, tmp_path)
     for name in kernels:
         stack = int(res[name].split("STACK:")[1].split()[0])

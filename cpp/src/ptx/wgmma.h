@@ -171,29 +171,27 @@ TCGEMM_DEVICE void wgmma_m64n256k16_f32_bf16(float (&d)[128], uint64_t desc_a, u
                : __VA_ARGS__                                                                    \
                : "l"(desc_a), "l"(desc_b), "r"(scale_d))
 
-// KindA / KindB: 0 = e4m3, 1 = e5m2.
-template <int KindA, int KindB>
-TCGEMM_DEVICE void wgmma_m64n128k32_f32_f8(float (&d)[64], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
-  static_assert(KindA == 0 || KindB == 0, "e5m2 x e5m2 is not offered (tcgemm/types.h)");
-  if constexpr (KindA == 0 && KindB == 0)
-    TCGEMM_WGMMA_F8("m64n128k32", "e4m3", "e4m3", TCGEMM_WGMMA_REGS64, "64", "65", "66", TCGEMM_WGMMA_D64);
-  else if constexpr (KindA == 0)
-    TCGEMM_WGMMA_F8("m64n128k32", "e4m3", "e5m2", TCGEMM_WGMMA_REGS64, "64", "65", "66", TCGEMM_WGMMA_D64);
-  else
-    TCGEMM_WGMMA_F8("m64n128k32", "e5m2", "e4m3", TCGEMM_WGMMA_REGS64, "64", "65", "66", TCGEMM_WGMMA_D64);
-}
+// KindA / KindB: 0 = e4m3, 1 = e5m2. One function per width N (8 to 128
+// accumulator registers per thread), its operand list spelled by REGS / D.
+#define TCGEMM_WGMMA_F8_N(N, REGS, a, b, scale, D)                                                            \
+  template <int KindA, int KindB>                                                                           \
+  TCGEMM_DEVICE void wgmma_m64n##N##k32_f32_f8(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b,        \
+                                                 uint32_t scale_d) {                                         \
+    static_assert(KindA == 0 || KindB == 0, "e5m2 x e5m2 is not offered (tcgemm/types.h)");               \
+    if constexpr (KindA == 0 && KindB == 0)                                                                 \
+      TCGEMM_WGMMA_F8("m64n" #N "k32", "e4m3", "e4m3", REGS, a, b, scale, D);                               \
+    else if constexpr (KindA == 0)                                                                          \
+      TCGEMM_WGMMA_F8("m64n" #N "k32", "e4m3", "e5m2", REGS, a, b, scale, D);                               \
+    else                                                                                                    \
+      TCGEMM_WGMMA_F8("m64n" #N "k32", "e5m2", "e4m3", REGS, a, b, scale, D);                               \
+  }
+TCGEMM_WGMMA_F8_N(16, TCGEMM_WGMMA_REGS8, "8", "9", "10", TCGEMM_WGMMA_D8(0))
+TCGEMM_WGMMA_F8_N(32, TCGEMM_WGMMA_REGS16, "16", "17", "18", TCGEMM_WGMMA_D16)
+TCGEMM_WGMMA_F8_N(64, TCGEMM_WGMMA_REGS32, "32", "33", "34", TCGEMM_WGMMA_D32)
+TCGEMM_WGMMA_F8_N(128, TCGEMM_WGMMA_REGS64, "64", "65", "66", TCGEMM_WGMMA_D64)
+TCGEMM_WGMMA_F8_N(256, TCGEMM_WGMMA_REGS128, "128", "129", "130", TCGEMM_WGMMA_D128)
 
-template <int KindA, int KindB>
-TCGEMM_DEVICE void wgmma_m64n256k32_f32_f8(float (&d)[128], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
-  static_assert(KindA == 0 || KindB == 0, "e5m2 x e5m2 is not offered (tcgemm/types.h)");
-  if constexpr (KindA == 0 && KindB == 0)
-    TCGEMM_WGMMA_F8("m64n256k32", "e4m3", "e4m3", TCGEMM_WGMMA_REGS128, "128", "129", "130", TCGEMM_WGMMA_D128);
-  else if constexpr (KindA == 0)
-    TCGEMM_WGMMA_F8("m64n256k32", "e4m3", "e5m2", TCGEMM_WGMMA_REGS128, "128", "129", "130", TCGEMM_WGMMA_D128);
-  else
-    TCGEMM_WGMMA_F8("m64n256k32", "e5m2", "e4m3", TCGEMM_WGMMA_REGS128, "128", "129", "130", TCGEMM_WGMMA_D128);
-}
-
+#undef TCGEMM_WGMMA_F8_N
 #undef TCGEMM_WGMMA_F8
 #undef TCGEMM_WGMMA_ASYNC
 #undef TCGEMM_WGMMA_D128

@@ -80,9 +80,14 @@ __device__ __forceinline__ void wgmma(float (&d)[N / 2], uint64_t desc_a, uint64
 // starts the accumulators afresh (block scaling's per-128-K partial sums).
 template <DType DA, DType DB, int N>
 __device__ __forceinline__ void wgmma_fp8(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
-  static_assert(N == 128 || N == 256, "FP8 tile widths with a wgmma wrapper: 128, 256");
-  if constexpr (N == 128) ptx::wgmma_m64n128k32_f32_f8<DA == DType::e5m2, DB == DType::e5m2>(d, desc_a, desc_b, scale_d);
-  else ptx::wgmma_m64n256k32_f32_f8<DA == DType::e5m2, DB == DType::e5m2>(d, desc_a, desc_b, scale_d);
+  constexpr int kA = DA == DType::e5m2, kB = DB == DType::e5m2;
+  static_assert(N == 16 || N == 32 || N == 64 || N == 128 || N == 256,
+                "FP8 tile widths with a wgmma wrapper: 16, 32, 64, 128, 256");
+  if constexpr (N == 16) ptx::wgmma_m64n16k32_f32_f8<kA, kB>(d, desc_a, desc_b, scale_d);
+  if constexpr (N == 32) ptx::wgmma_m64n32k32_f32_f8<kA, kB>(d, desc_a, desc_b, scale_d);
+  if constexpr (N == 64) ptx::wgmma_m64n64k32_f32_f8<kA, kB>(d, desc_a, desc_b, scale_d);
+  if constexpr (N == 128) ptx::wgmma_m64n128k32_f32_f8<kA, kB>(d, desc_a, desc_b, scale_d);
+  if constexpr (N == 256) ptx::wgmma_m64n256k32_f32_f8<kA, kB>(d, desc_a, desc_b, scale_d);
 }
 
 // Descriptor of rows [row0, row0 + 64) of a K-major tile (A, or B in TN) for
@@ -192,6 +197,14 @@ inline GemmArgs swap_ab(const GemmArgs& a) {
   s.M = a.N, s.N = a.M;
   s.lda = a.ldb, s.ldb = a.lda;
   s.batch_stride_a = a.batch_stride_b, s.batch_stride_b = a.batch_stride_a;
+  // FP8: the operand pair and the tensor / row-wise scales follow their
+  // operands (a row scale of x is a column scale of D^T).
+  if (is_fp8(a.dtype)) {
+    s.dtype = a.b_type(), s.dtype_b = a.dtype, s.dtype_c = a.c_type();
+    s.scales.a = a.scales.b, s.scales.b = a.scales.a;
+    s.scales.a_stride = a.scales.b_stride, s.scales.b_stride = a.scales.a_stride;
+    s.scales.a_stride_k = a.scales.b_stride_k, s.scales.b_stride_k = a.scales.a_stride_k;
+  }
   return s;
 }
 

@@ -18,16 +18,16 @@ __device__ __forceinline__ int fragment_row(int row0, int h) {
 // Tensor-wise and row-wise scales: acc(r, c) *= scale_a[r] * scale_b[c].
 // Rows and columns outside M x N read no scale (their values are never
 // stored). The lanes of one t (lane % 4) all need the scales of the same
-// columns, 8j + 2t + {0, 1} for every n8 block j: lane (quad, t) loads them
-// for blocks quad, quad + 8, ... (BN / 64 pairs) and the others take block
-// j's from lane 4 (j % 8) + t by shuffle -- BN / 64 loads per lane, not
-// BN / 4, which at BN = 256 held 64 registers beside the 128 accumulators
-// and spilled.
+// columns, 8j + 2t + {0, 1} for every n8 block j: from BN = 64 on, lane
+// (quad, t) loads them for blocks quad, quad + 8, ... (BN / 64 pairs) and
+// the others take block j's from lane 4 (j % 8) + t by shuffle -- BN / 64
+// loads per lane, not BN / 4, which at BN = 256 held 64 registers beside
+// the 128 accumulators and spilled. Narrower tiles (the swap's n16, n32)
+// load their few columns directly.
 template <int BN>
 __device__ __forceinline__ void scale_accumulators(const Scales& s, int row0, int col0, int M, int N,
                                                    float (&acc)[BN / 2]) {
-  constexpr int kBlocks = BN / 8, kHeld = kBlocks / 8;
-  static_assert(kBlocks % 8 == 0, "whole groups of 8 n8 blocks, one per quad");
+  constexpr int kBlocks = BN / 8;
   const int quad = (threadIdx.x % 32) / 4, t = threadIdx.x % 4;
   float sa[2];
 #pragma unroll
@@ -35,22 +35,31 @@ __device__ __forceinline__ void scale_accumulators(const Scales& s, int row0, in
     const int r = fragment_row(row0, h);
     sa[h] = r < M ? s.a[static_cast<int64_t>(r) * s.a_stride] : 0.f;
   }
-  float held[kHeld][2];
+  auto column = [&](int col) { return col < N ? s.b[static_cast<int64_t>(col) * s.b_stride] : 0.f; };
+  if constexpr (kBlocks % 8 != 0) {
 #pragma unroll
-  for (int i = 0; i < kHeld; ++i)
+    for (int j = 0; j < kBlocks; ++j)
 #pragma unroll
-    for (int c = 0; c < 2; ++c) {
-      const int col = col0 + 8 * (quad + 8 * i) + 2 * t + c;
-      held[i][c] = col < N ? s.b[static_cast<int64_t>(col) * s.b_stride] : 0.f;
-    }
+      for (int c = 0; c < 2; ++c) {
+        const float sb = column(col0 + 8 * j + 2 * t + c);
+        acc[4 * j + c] *= sa[0] * sb;
+        acc[4 * j + 2 + c] *= sa[1] * sb;
+      }
+  } else {
+    float held[kBlocks / 8][2];
 #pragma unroll
-  for (int j = 0; j < kBlocks; ++j)
+    for (int i = 0; i < kBlocks / 8; ++i)
 #pragma unroll
-    for (int c = 0; c < 2; ++c) {
-      const float sb = __shfl_sync(0xffffffffu, held[j / 8][c], 4 * (j % 8) + t);
-      acc[4 * j + c] *= sa[0] * sb;
-      acc[4 * j + 2 + c] *= sa[1] * sb;
-    }
+      for (int c = 0; c < 2; ++c) held[i][c] = column(col0 + 8 * (quad + 8 * i) + 2 * t + c);
+#pragma unroll
+    for (int j = 0; j < kBlocks; ++j)
+#pragma unroll
+      for (int c = 0; c < 2; ++c) {
+        const float sb = __shfl_sync(0xffffffffu, held[j / 8][c], 4 * (j % 8) + t);
+        acc[4 * j + c] *= sa[0] * sb;
+        acc[4 * j + 2 + c] *= sa[1] * sb;
+      }
+  }
 }
 
 // Block scales (DeepSeek's recipe, as DeepGEMM): the scales of 128-K block

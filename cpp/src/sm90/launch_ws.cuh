@@ -324,9 +324,10 @@ Status launch_ws_scaled_out(const GemmArgs& a) {
     case DType::bf16: return launch_ws<Cfg, DType::bf16, Layout::TN>(a);
     case DType::f16: return launch_ws<Cfg, DType::f16, Layout::TN>(a);
     case DType::f32:
-      // The TMA-store epilogue stages 16-bit boxes (epilogue_tma_store.cuh).
-      if constexpr (Cfg::TMA_STORE)
-        return Status::Error(StatusCode::not_supported, "float32 output from a kernel that stores through TMA");
+      // The TMA-store epilogue stages 16-bit boxes (epilogue_tma_store.cuh),
+      // the swap's transposed store packs 16-bit pairs.
+      if constexpr (Cfg::TMA_STORE || Cfg::SWAP_AB)
+        return Status::Error(StatusCode::not_supported, "float32 output from a kernel that stores 16-bit values only");
       else return launch_ws<Cfg, DType::f32, Layout::TN>(a);
     default: return Status::Error(StatusCode::not_supported, "FP8 outputs are float16, bfloat16 or float32");
   }

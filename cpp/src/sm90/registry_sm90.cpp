@@ -108,6 +108,11 @@ std::vector<KernelInfo> sm90_kernels() {
        "epilogue (TMA store) under the other's wgmmas; bf16/fp16 out",
        90, fp8, bit(Layout::TN), accums, 128, 128, 128, 5, TCGEMM_FN(launch_ws_fp8_pingpong), sass,
        kEpilogue | kScaledTensor | kScaledRow, nullptr, bit(DType::bf16) | bit(DType::f16)},
+      {"sm90.ws_fp8.swap", "sm90",
+       "FP8 decode: D^T = W X^T (the weight's rows in wgmma's M, x's few rows its N: n16-n128), a tile's K slices "
+       "summed in a cluster's shared memory; tensor/row-wise scales, bf16/fp16 out; compiled, not run",
+       90, fp8, bit(Layout::TN), accums, 128, 64, 128, 8, TCGEMM_FN(launch_ws_fp8_swap), sass,
+       kEpilogue | kScaledTensor | kScaledRow, nullptr, bit(DType::bf16) | bit(DType::f16)},
       {"sm90.ws_fp8.dsmem", "sm90",
        "ws_fp8 with a tile's K slices in one cluster (1-8 CTAs), summed from distributed shared memory by rank 0: "
        "decode and other shapes with fewer tiles than SMs",

@@ -20,12 +20,16 @@
 namespace tcgemm::sm90 {
 
 // kSchedule: Schedule::split_k (the partials) or Schedule::cluster_split.
-template <int BN, int STAGES, Schedule kSchedule, int kConsumers = 2>
+// kFp8: the kernel's FP8 pair (its A is the weight, the caller's B), with
+// tensor / row-wise scales (ws_fp8_swap.cu); none for 16-bit operands.
+template <int BN, int STAGES, Schedule kSchedule, int kConsumers = 2, Fp8 kFp8 = Fp8::none>
 using SwapAB = WsTraits<WsConfig{.tile_n = BN,
                                  .stages = STAGES,
                                  .consumers = kConsumers,
                                  .schedule = kSchedule,
-                                 .operands = Operands::swapped}>;
+                                 .operands = Operands::swapped,
+                                 .fp8 = kFp8,
+                                 .scaling = kFp8 == Fp8::none ? Scaling::none : Scaling::epilogue}>;
 
 // NN (x @ w with w stored K x N): the swapped A is the weight MN-major
 // (the mainloop reads it as NN reads B, with wgmma's transpose-A); the
@@ -37,15 +41,17 @@ using SwapAB = WsTraits<WsConfig{.tile_n = BN,
 // choose per call (swap_consumers). Only the cluster split takes x wider
 // than 64 rows (n128 tiles); the partials' transposed reduction is built for
 // up to 64, and wider x runs n64 tiles side by side.
-template <Schedule kSchedule, int kConsumers, class F>
+// An FP8 stage (128 k of one byte) is as many bytes as a 16-bit one, so the
+// same stage counts fit.
+template <Schedule kSchedule, int kConsumers, Fp8 kFp8 = Fp8::none, class F>
 Status swap_by_width(const GemmArgs& a, F&& f) {
   constexpr int kMore = kConsumers == 1 ? 16 : 10;
-  if (a.M <= 16) return f(SwapAB<16, kMore, kSchedule, kConsumers>{});
-  if (a.M <= 32) return f(SwapAB<32, kMore, kSchedule, kConsumers>{});
+  if (a.M <= 16) return f(SwapAB<16, kMore, kSchedule, kConsumers, kFp8>{});
+  if (a.M <= 32) return f(SwapAB<32, kMore, kSchedule, kConsumers, kFp8>{});
   if constexpr (kSchedule == Schedule::cluster_split) {
-    if (a.M > 64) return f(SwapAB<128, kConsumers == 1 ? 7 : 4, kSchedule, kConsumers>{});
+    if (a.M > 64) return f(SwapAB<128, kConsumers == 1 ? 7 : 4, kSchedule, kConsumers, kFp8>{});
   }
-  return f(SwapAB<64, kConsumers == 1 ? 12 : 8, kSchedule, kConsumers>{});
+  return f(SwapAB<64, kConsumers == 1 ? 12 : 8, kSchedule, kConsumers, kFp8>{});
 }
 
 // The weight's tile height for the cluster split (sched::cluster_split_tile_rows):
@@ -63,15 +69,15 @@ inline Status swap_consumers(const GemmArgs& a, int* consumers) {
   return Status::Ok();
 }
 
-template <Schedule kSchedule, int kConsumers, class F>
+template <Schedule kSchedule, int kConsumers, Fp8 kFp8 = Fp8::none, class F>
 Status swap_dispatch(const GemmArgs& a, F&& f) {
   if constexpr (kConsumers == 0) {
     int consumers = 2;
     TCGEMM_TRY(swap_consumers(a, &consumers));
-    if (consumers == 1) return swap_by_width<kSchedule, 1>(a, f);
-    return swap_by_width<kSchedule, 2>(a, f);
+    if (consumers == 1) return swap_by_width<kSchedule, 1, kFp8>(a, f);
+    return swap_by_width<kSchedule, 2, kFp8>(a, f);
   } else {
-    return swap_by_width<kSchedule, kConsumers>(a, f);
+    return swap_by_width<kSchedule, kConsumers, kFp8>(a, f);
   }
 }
 

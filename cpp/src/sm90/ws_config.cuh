@@ -140,9 +140,13 @@ struct WsTraits {
   static constexpr bool EPILOGUE_SCALES = C.scaling == Scaling::epilogue;
   static constexpr bool BLOCK_SCALES = C.scaling == Scaling::block;
   static_assert(FP8 == (C.scaling != Scaling::none), "FP8 configurations say where their scales go; 16-bit ones have none");
-  static_assert(!FP8 || ((!SPLIT_K || CLUSTER_SPLIT) && !STREAM_K && !SWAP_AB && CLUSTER_N == 1 &&
-                         (BN == 128 || BN == 256)),
-                "FP8: whole tiles or the cluster split, clusters along M only, 128 or 256 wide");
+  static_assert(!FP8 || ((!SPLIT_K || CLUSTER_SPLIT) && !STREAM_K && CLUSTER_N == 1 &&
+                         (BN == 128 || BN == 256 || (SWAP_AB && BN <= 128))),
+                "FP8: whole tiles or the cluster split, clusters along M only, 128 or 256 wide (the swap 16-128)");
+  // The swap's transposed store packs 16-bit pairs (epilogue_cluster_split.cuh), and a block scale's
+  // factor would vary along the swapped tile's columns (x's rows): FP8 swaps take bf16 / fp16 output
+  // (launch_ws_scaled_out) and tensor / row-wise scales.
+  static_assert(!FP8 || !SWAP_AB || (CLUSTER_SPLIT && EPILOGUE_SCALES), "FP8 swap: the cluster split, tensor / row-wise scales");
   // The TMA-store epilogue's boxes are 16-bit (C_BOX_BYTES): FP8 kernels
   // that store through it take bf16 / fp16 output only (launch_ws_scaled_out).
   static_assert(!FP8 || !TMA_STORE || EPILOGUE_SCALES, "FP8 with the TMA-store epilogue: tensor / row-wise scales");
