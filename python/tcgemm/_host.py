@@ -234,14 +234,12 @@ def _batched(call, c_host, bias_host, bias_type, batch, M, N, K):
 
 # -- scaled_matmul's NumPy path -------------------------------------------------------------------
 
-def _host_scale(x, what: str) -> np.ndarray:
-    """A scale as a float32 NumPy array: a float32 array as given, a Python number as a 0-d one."""
+def _host_scale(x) -> np.ndarray:
+    """A scale as a NumPy array: an array as given (check_scaled refuses any dtype but float32), a
+    Python number as a 0-d float32 one."""
     if isinstance(x, (int, float)) and not isinstance(x, bool):
         return np.asarray(x, np.float32)
-    arr = np.asarray(x)
-    if arr.dtype != np.float32:
-        raise TypeError(f"tcgemm: {what} has dtype {arr.dtype}; scales are float32")
-    return arr
+    return np.asarray(x)
 
 
 def _words(x: np.ndarray) -> np.ndarray:
@@ -263,14 +261,10 @@ def numpy_scaled_matmul(a, b, scale_a, scale_b, out_dtype, ep, out, kernel, sh):
     from ._fp8 import OUT_DTYPES, View, check_scaled, out_dtype_name
 
     a, b = np.asarray(a), np.asarray(b)
-    sa, sb = _host_scale(scale_a, "scale_a"), _host_scale(scale_b, "scale_b")
+    sa, sb = _host_scale(scale_a), _host_scale(scale_b)
     for x, what in ((a, "a"), (b, "b")):
         if x.dtype == object:
             raise TypeError(f"tcgemm: {what} has dtype object; scaled_matmul takes float8_e4m3fn or float8_e5m2")
-    if b.ndim == 2 and b.shape[0] > 1 and b.shape[1] > 1 and b.strides[0] == b.itemsize:
-        w = _rows(b.T)  # F-ordered: w.T of a row-major weight, its rows as they lie
-    else:
-        w = np.ascontiguousarray(b.T) if b.ndim == 2 else b
     name = out_dtype_name(out_dtype)
     # The checks see the operands as they will lie on the device: A row-major, B column-major, both
     # with rows a multiple of 16 bytes apart; the scales contiguous.
@@ -280,8 +274,8 @@ def numpy_scaled_matmul(a, b, scale_a, scale_b, out_dtype, ep, out, kernel, sh):
     dev = 0  # the Views' device: all on the call's (check_scaled only compares them)
     va = View(a.dtype.name, a.shape, (ld, 1) if a.ndim == 2 else (1,) * a.ndim, 0, dev)
     vb = View(b.dtype.name, b.shape, (1, ld) if b.ndim == 2 else (1,) * b.ndim, 0, dev)
-    vsa = View("float32", sa.shape, tuple(s // 4 for s in np.ascontiguousarray(sa).strides), 0, dev)
-    vsb = View("float32", sb.shape, tuple(s // 4 for s in np.ascontiguousarray(sb).strides), 0, dev)
+    vsa = View(sa.dtype.name, sa.shape, tuple(s // sa.itemsize for s in np.ascontiguousarray(sa).strides), 0, dev)
+    vsb = View(sb.dtype.name, sb.shape, tuple(s // sb.itemsize for s in np.ascontiguousarray(sb).strides), 0, dev)
     M, N, K, dta, dtb, _lda, _ldb, mode, strides = check_scaled(va, vb, vsa, vsb, name)
     out_type, width = OUT_DTYPES[name]
     np_out = {"bfloat16": bfloat16, "float16": np.float16, "float32": np.float32}[name]
@@ -290,10 +284,10 @@ def numpy_scaled_matmul(a, b, scale_a, scale_b, out_dtype, ep, out, kernel, sh):
             raise TypeError(f"tcgemm: out must be a NumPy array with NumPy operands, got {type(out).__name__}")
         if not out.flags.writeable:
             raise ValueError("tcgemm: out is read-only")
-        if tuple(out.shape) != (M, N):
-            raise ValueError(f"tcgemm: out has shape {tuple(out.shape)}, expected {(M, N)}")
         if out.dtype != np_out:
             raise TypeError(f"tcgemm: out has dtype {out.dtype}, expected {name} (out_dtype)")
+        if tuple(out.shape) != (M, N):
+            raise ValueError(f"tcgemm: out has shape {tuple(out.shape)}, expected {(M, N)}")
     bias_host = None if ep.bias is None else check_bias_host(
         ep.bias if isinstance(ep.bias, (np.ndarray, list, tuple)) else _host_of(ep.bias), N)
     if M == 0 or N == 0:
@@ -305,7 +299,9 @@ def numpy_scaled_matmul(a, b, scale_a, scale_b, out_dtype, ep, out, kernel, sh):
     capture_guard(sh, "a NumPy call (host memory in and out, a finished array back)")
     with _Buffers(sh) as bufs:
         up = lambda x: bufs.up(_words(x), _core.DType.float16)  # noqa: E731
-        da, dw = up(a), up(w)
+        # b's columns as the rows of an N x K weight: as they lie where b is w.T of a row-major w, else
+        # copied on the host (_words makes the rows contiguous).
+        da, dw = up(a), up(b.T)
         dsa, dsb = up(sa.reshape(1, -1)), up(sb.reshape(1, -1))
         words_per = width // 2  # 2-byte words per output element
         dd = bufs.new(M, N * words_per, out_type if width == 2 else _core.DType.float16, "none")

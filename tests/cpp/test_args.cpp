@@ -326,8 +326,8 @@ int main() {
         s.M = M, s.N = N, s.K = K;
         return std::string(auto_preference(90, s, 132).front());
       };
-      CHECK(fp8_first(a, 8192, 8192, 8192) == "sm90.ws_fp8.pingpong");   // whole lines, K <= 8192
-      CHECK(fp8_first(a, 4096, 4096, 14336) == "sm90.ws_fp8.wide");      // deeper: 1024 clusters, 16 rounds
+      CHECK(fp8_first(a, 8192, 8192, 8192) == "sm90.ws_fp8.pingpong");   // whole lines, K <= 8192 (wide: 16 rounds against 32)
+      CHECK(fp8_first(a, 4096, 4096, 14336) == "sm90.ws_fp8.wide");      // deeper: 4 wide rounds against 8
       CHECK(fp8_first(a, 2080, 2544, 1184) == "sm90.ws_fp8.pingpong");   // short K, whole sectors
       CHECK(fp8_first(a, 6384, 4000, 5584) == "sm90.ws_fp8.wide");       // rows 16 bytes into a sector
       CHECK(fp8_first(a, 2080, 2544, 1200) == "sm90.ws_fp8");            // 2 wide rounds against 3 square
