@@ -312,20 +312,16 @@ Status launch_ws_layout(const GemmArgs& a) {
   return launch_ws<Cfg, DType::bf16, L>(a);
 }
 
-// An FP8 configuration (C: its config, any pair) for the arguments' operand
-// pair and output type: 3 pairs x 3 outputs, TN only -- FP8 wgmma reads both
-// operands K-major from shared memory (PTX ISA: wgmma.mma_async, no
-// imm-trans for .e4m3/.e5m2), and an NN B (K x N, N contiguous) would need a
-// transposing copy, which is the caller's to make (docs/fp8.md).
-template <WsConfig C>
+// An FP8 kernel configuration Cfg (WsTraits, its pair chosen) for the
+// arguments' output type: bf16, fp16, fp32 -- fp32 only where the epilogue
+// stores 32-bit values (not the TMA store's 16-bit boxes, nor the swap's
+// transposed 16-bit pairs).
+template <class Cfg>
 Status launch_ws_scaled_out(const GemmArgs& a) {
-  using Cfg = WsTraits<C>;
   switch (a.c_type()) {
     case DType::bf16: return launch_ws<Cfg, DType::bf16, Layout::TN>(a);
     case DType::f16: return launch_ws<Cfg, DType::f16, Layout::TN>(a);
     case DType::f32:
-      // The TMA-store epilogue stages 16-bit boxes (epilogue_tma_store.cuh),
-      // the swap's transposed store packs 16-bit pairs.
       if constexpr (Cfg::TMA_STORE || Cfg::SWAP_AB)
         return Status::Error(StatusCode::not_supported, "float32 output from a kernel that stores 16-bit values only");
       else return launch_ws<Cfg, DType::f32, Layout::TN>(a);
@@ -333,22 +329,33 @@ Status launch_ws_scaled_out(const GemmArgs& a) {
   }
 }
 
-template <WsConfig C>
-Status launch_ws_scaled(const GemmArgs& a) {
+// What every FP8 launch checks first: fp32 accumulation, TN only -- FP8
+// wgmma reads both operands K-major from shared memory (PTX ISA:
+// wgmma.mma_async, no imm-trans for .e4m3/.e5m2), and an NN B (K x N, N
+// contiguous) would need a transposing copy, which is the caller's to make
+// (docs/fp8.md) -- and the scale mode the kernel is built for (block or not).
+inline Status check_scaled_launch(const GemmArgs& a, bool block) {
   if (a.accum != Accum::f32)
     return Status::Error(StatusCode::not_supported, "the sm90 kernels accumulate in f32 only");
   if (a.layout != Layout::TN)
     return Status::Error(StatusCode::not_supported,
                          "FP8 wgmma reads B K-major only: layout NN (B stored K x N) is not supported; pass B "
                          "stored N x K (layout TN, e.g. w.T of a row-major N x K weight w)");
-  const bool block = C.scaling == Scaling::block;
   if ((a.scales.mode == ScaleMode::block) != block)
     return Status::Error(StatusCode::not_supported, std::string("scale mode '") + to_string(a.scales.mode) +
                                                         "' on a kernel for " + (block ? "block" : "tensor/row-wise") +
                                                         " scales");
-  if (a.dtype == DType::e5m2) return launch_ws_scaled_out<with_fp8(C, Fp8::e5m2_e4m3)>(a);
-  if (a.b_type() == DType::e5m2) return launch_ws_scaled_out<with_fp8(C, Fp8::e4m3_e5m2)>(a);
-  return launch_ws_scaled_out<with_fp8(C, Fp8::e4m3_e4m3)>(a);
+  return Status::Ok();
+}
+
+// An FP8 configuration (C: its config, any pair) for the arguments' operand
+// pair and output type: 3 pairs x 3 outputs.
+template <WsConfig C>
+Status launch_ws_scaled(const GemmArgs& a) {
+  TCGEMM_TRY(check_scaled_launch(a, C.scaling == Scaling::block));
+  if (a.dtype == DType::e5m2) return launch_ws_scaled_out<WsTraits<with_fp8(C, Fp8::e5m2_e4m3)>>(a);
+  if (a.b_type() == DType::e5m2) return launch_ws_scaled_out<WsTraits<with_fp8(C, Fp8::e4m3_e5m2)>>(a);
+  return launch_ws_scaled_out<WsTraits<with_fp8(C, Fp8::e4m3_e4m3)>>(a);
 }
 
 // Both layouts. The swap's configurations are launched one layout at a time

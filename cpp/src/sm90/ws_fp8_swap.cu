@@ -11,33 +11,20 @@
 // Not run yet: compiled and SASS-checked (tests/python/test_sass.py).
 #include "sm90/swap.cuh"
 
+#include <type_traits>
+
 namespace tcgemm::sm90 {
 
-// kPair: the kernel's pair, A the weight (the caller's B), B x.
-template <Fp8 kPair>
-Status launch_fp8_swap(const GemmArgs& a) {
-  return swap_dispatch<Schedule::cluster_split, 0, kPair>(a, [&](auto cfg) -> Status {
-    using Cfg = decltype(cfg);
-    switch (a.c_type()) {
-      case DType::bf16: return launch_ws<Cfg, DType::bf16, Layout::TN>(a);
-      case DType::f16: return launch_ws<Cfg, DType::f16, Layout::TN>(a);
-      default:
-        return Status::Error(StatusCode::not_supported,
-                             "the FP8 swap writes bfloat16 or float16 (its transposed store packs 16-bit pairs)");
-    }
-  });
-}
-
 Status launch_ws_fp8_swap(const GemmArgs& a) {
-  if (a.accum != Accum::f32)
-    return Status::Error(StatusCode::not_supported, "the sm90 kernels accumulate in f32 only");
-  if (a.layout != Layout::TN)
-    return Status::Error(StatusCode::not_supported, "FP8 wgmma reads B K-major only: layout TN (B stored N x K)");
-  if (a.scales.mode == ScaleMode::block)
-    return Status::Error(StatusCode::not_supported, "the FP8 swap takes tensor-wise or row-wise scales");
-  if (a.b_type() == DType::e5m2) return launch_fp8_swap<Fp8::e5m2_e4m3>(a);
-  if (a.dtype == DType::e5m2) return launch_fp8_swap<Fp8::e4m3_e5m2>(a);
-  return launch_fp8_swap<Fp8::e4m3_e4m3>(a);
+  TCGEMM_TRY(check_scaled_launch(a, false));
+  // The kernel's pair: its A is the weight (the caller's B), its B x.
+  auto launch = [&](auto pair) {
+    return swap_dispatch<Schedule::cluster_split, 0, decltype(pair)::value>(
+        a, [&](auto cfg) { return launch_ws_scaled_out<decltype(cfg)>(a); });
+  };
+  if (a.b_type() == DType::e5m2) return launch(std::integral_constant<Fp8, Fp8::e5m2_e4m3>{});
+  if (a.dtype == DType::e5m2) return launch(std::integral_constant<Fp8, Fp8::e4m3_e5m2>{});
+  return launch(std::integral_constant<Fp8, Fp8::e4m3_e4m3>{});
 }
 
 }  // namespace tcgemm::sm90
