@@ -60,6 +60,9 @@ int main() {
   { GemmArgs a = fp8(); a.dtype_c = DType::f32; a.ldc = 52; CHECK(check_args(a).ok()); }
   { GemmArgs a = fp8(); a.dtype_c = DType::f32; a.ldc = 54; CHECK(rejects(a, "multiple of 4")); }
   { GemmArgs a = fp8(); a.lda = 40; CHECK(rejects(a, "lda = 40 must be a multiple of 16")); }
+  { GemmArgs a = fp8(); a.accum = Accum::fast; CHECK(check_args(a).ok()); }
+  { GemmArgs a = good(); a.accum = Accum::fast; CHECK(rejects(a, "'fast' (use_fast_accum) is for FP8 operands")); }
+  { GemmArgs a = fp8(); a.accum = static_cast<Accum>(3); CHECK(rejects(a, "unknown accumulator")); }
   { GemmArgs a = good(); a.dtype_b = DType::bf16; CHECK(rejects(a, "same dtype")); }
   { GemmArgs a = good(); a.dtype_b = DType::e4m3; CHECK(rejects(a, "same dtype")); }
   { GemmArgs a = good(); a.dtype = DType::f32; CHECK(rejects(a, "operand dtype")); }
@@ -307,6 +310,7 @@ int main() {
       GemmArgs a = good();
       a.dtype = DType::e4m3, a.dtype_c = DType::bf16, a.layout = Layout::TN, a.M = a.N = a.K = 8192;
       a.scales.mode = ScaleMode::tensor;
+      a.accum = Accum::fast;  // torch's use_fast_accum=True: the unpromoted wgmma entries
       auto first_fp8 = [](const GemmArgs& g, int cc) {
         for (const char* name : auto_preference(cc, g, 132))
           if (std::string(name).rfind("sm89.", 0) == 0) return std::string(name);
@@ -350,11 +354,54 @@ int main() {
       CHECK(fp8_first(block, 64, 4096, 4096) == "sm90.ws_fp8.block.dsmem");  // 32 tiles, 32 stages
       CHECK(fp8_first(block, 64, 7168, 2048) == "sm90.ws_fp8.block");        // 16 stages
       CHECK(fp8_first(block, 128, 14336, 4096) == "sm90.ws_fp8.block");      // 112 tiles
-      for (const GemmArgs& g : {a, block}) {
+      // fp32 accumulation (Accum::f32, use_fast_accum=False): tensor / row-wise
+      // scales take the promoting entries, split in a cluster by the block rule;
+      // block scales promote either way.
+      GemmArgs exact = a;
+      exact.accum = Accum::f32;
+      CHECK(fp8_first(exact, 8192, 8192, 8192) == "sm90.ws_fp8.promoted");
+      CHECK(fp8_first(exact, 16, 4096, 4096) == "sm90.ws_fp8.promoted.dsmem");  // 32 tiles, 32 stages
+      CHECK(fp8_first(exact, 16, 4096, 2048) == "sm90.ws_fp8.promoted");        // 16 stages
+      CHECK(fp8_first(exact, 128, 14336, 4096) == "sm90.ws_fp8.promoted");      // 112 tiles
+      { GemmArgs r = exact; r.scales.mode = ScaleMode::rowwise; CHECK(fp8_first(r, 4096, 4096, 4096) == "sm90.ws_fp8.promoted"); }
+      { GemmArgs b = block; b.accum = Accum::f32; CHECK(fp8_first(b, 8192, 8192, 8192) == "sm90.ws_fp8.block"); }
+      // Who sums how: the unpromoted wgmma entries refuse fp32 accumulation by
+      // name; the promoting, block and Ada entries take both; f16 and 16-bit
+      // operands never take 'fast'.
+      for (const char* name : {"sm90.ws_fp8", "sm90.ws_fp8.mcast", "sm90.ws_fp8.wide", "sm90.ws_fp8.pingpong",
+                               "sm90.ws_fp8.swap", "sm90.ws_fp8.dsmem"}) {
+        SCOPED_CASE("%s", name);
+        const KernelInfo* k = find_kernel(name);
+        CHECK(k != nullptr && check_supports(*k, a).ok());
+        CHECK(k != nullptr && check_supports(*k, exact).message.find("fp32 accumulation") != std::string::npos);
+      }
+      for (const char* name : {"sm90.ws_fp8.promoted", "sm90.ws_fp8.promoted.dsmem", "sm89.fp8_mma.s3", "sm89.fp8_mma_8w.s4"}) {
+        SCOPED_CASE("%s", name);
+        const KernelInfo* k = find_kernel(name);
+        CHECK(k != nullptr && check_supports(*k, a).ok() && check_supports(*k, exact).ok());
+        CHECK(k != nullptr && !check_supports(*k, block).ok() == (std::string(name) != "sm89.fp8_mma.s3"));
+        GemmArgs h = exact;
+        h.accum = Accum::f16;
+        CHECK(k != nullptr && check_supports(*k, h).message.find("accumulate='f16'") != std::string::npos);
+      }
+      for (const char* name : {"sm90.ws_fp8.block", "sm90.ws_fp8.block.dsmem"}) {
+        SCOPED_CASE("%s", name);
+        GemmArgs b = block;
+        b.accum = Accum::f32;
+        CHECK(check_supports(*find_kernel(name), block).ok() && check_supports(*find_kernel(name), b).ok());
+      }
+      {
+        GemmArgs h = good();
+        h.accum = Accum::fast;
+        CHECK(check_supports(*find_kernel("sm90.ws_persistent"), h).message.find("'fast' on float16 operands (FP8 only)") !=
+              std::string::npos);
+        CHECK(std::string(to_string(Accum::fast)) == "fast");
+      }
+      for (const GemmArgs& g : {a, block, exact}) {
         const KernelInfo* k = find_kernel(auto_preference(90, g, 132).front());
         CHECK(k != nullptr && check_supports(*k, g).ok());
       }
-      for (const GemmArgs& g : {a, small, block})
+      for (const GemmArgs& g : {a, small, block, exact})
         for (const char* name : auto_preference(89, g, 132)) {
           const KernelInfo* k = find_kernel(name);
           CHECK(k != nullptr && check_supports(*k, g).ok());

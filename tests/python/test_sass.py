@@ -206,7 +206,15 @@ def _res_usage_by_kernel(member, tmp_path):
 _SM90_FP8 = {"ws_fp8.cu.o": ({128}, 0, 9, 4), "ws_fp8_block.cu.o": ({128}, 0, 9, 4),
              "ws_fp8_mcast.cu.o": ({128}, 8, 9, 4), "ws_fp8_wide.cu.o": ({256}, 8, 9, 4),
              "ws_fp8_dsmem.cu.o": ({128}, 0, 9, 4), "ws_fp8_block_dsmem.cu.o": ({128}, 0, 9, 4),
-             "ws_fp8_pingpong.cu.o": ({128}, 0, 6, 8), "ws_fp8_swap.cu.o": ({16, 32, 64, 128}, 0, 48, 4)}
+             "ws_fp8_pingpong.cu.o": ({128}, 0, 6, 8), "ws_fp8_swap.cu.o": ({16, 32, 64, 128}, 0, 48, 4),
+             "ws_fp8_promoted.cu.o": ({128}, 0, 9, 4), "ws_fp8_promoted_dsmem.cu.o": ({128}, 0, 9, 4)}
+
+
+# The entries that promote (fp32 accumulation): each 128-K stage's first wgmma starts a fresh sum
+# (scale-d = 0: QGMMA ... RZ, !UPT) that is added into fp32 registers; the others accumulate in the
+# wgmma's registers over the whole K and start none fresh (their accumulators are zeroed once).
+_SM90_FP8_PROMOTING = {"ws_fp8_block.cu.o", "ws_fp8_block_dsmem.cu.o", "ws_fp8_promoted.cu.o",
+                       "ws_fp8_promoted_dsmem.cu.o"}
 
 
 @pytest.mark.parametrize("member", sorted(_SM90_FP8))
@@ -231,6 +239,8 @@ def test_sm90_fp8_kernels_hold_fp8_wgmma_and_no_local_memory(member, tmp_path):
         assert len(kernel_widths) == 1 and kernel_widths <= widths, (name, mma)
         seen_widths |= kernel_widths
         assert all(o.startswith(f"QGMMA.64x{min(kernel_widths)}x32.F32.{pair} ") for o in mma), (name, mma)
+        fresh = [o for o in mma if "RZ, !UPT" in o]
+        assert len(fresh) == (1 if member in _SM90_FP8_PROMOTING else 0), (name, mma)
     assert seen == set(pairs.values()) and seen_widths == widths
     res = _res_usage_by_kernel(member, tmp_path)
     for name in kernels:

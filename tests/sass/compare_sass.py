@@ -48,7 +48,7 @@ _LABEL = re.compile(r"`\(([^)]*)\)")
 # The named fields of the warp-specialized configuration (sm90/ws_config.cuh),
 # in declaration order, and the enums' value names.
 FIELDS = ("tile_n", "stages", "consumers", "math", "cluster_m", "cluster_n", "schedule", "raster_group", "store",
-          "operands", "fp8", "scaling")
+          "operands", "fp8", "scaling", "promotion")
 ENUMS = {
     "math": ("cooperative", "ping_pong"),
     "schedule": ("one_tile", "data_parallel", "split_k", "cluster_split", "stream_k"),
@@ -56,6 +56,7 @@ ENUMS = {
     "operands": ("as_given", "swapped"),
     "fp8": ("none", "e4m3_e4m3", "e4m3_e5m2", "e5m2_e4m3"),
     "scaling": ("none", "epilogue", "block"),
+    "promotion": ("none", "per_block"),
 }
 
 
@@ -77,7 +78,7 @@ def _positional(args: list[str]) -> dict:
     return {"tile_n": int(bn), "stages": int(stages), "consumers": int(consumers),
             "math": "ping_pong" if b(pingpong) else "cooperative", "cluster_m": int(cm), "cluster_n": int(cn),
             "schedule": schedule, "raster_group": int(group), "store": "tma" if b(tma) else "direct",
-            "operands": "swapped" if b(swap) else "as_given", "fp8": "none", "scaling": "none"}
+            "operands": "swapped" if b(swap) else "as_given", "fp8": "none", "scaling": "none", "promotion": "none"}
 
 
 def _named(args: list[str]) -> dict:

@@ -26,7 +26,15 @@ constexpr int element_bytes(DType d) { return d == DType::f32 ? 4 : is_fp8(d) ? 
 //   NN: B is row-major K x N (N contiguous)           -- numpy C-contiguous (K, N)
 //   TN: B is stored N x K row-major (K contiguous)    -- numpy F-contiguous (K, N), e.g. w.T
 enum class Layout : int { NN = 0, TN = 1 };
-enum class Accum : int { f32 = 0, f16 = 1 };
+// How the products are summed:
+//   f32:  in fp32 (FP8 on Hopper: every 128-K block's wgmma sum added into
+//         fp32 registers -- promotion -- as cuBLASLt's default FP8 path)
+//   f16:  in fp16 (fp16 operands on Ada only)
+//   fast: FP8 only, torch._scaled_mm's use_fast_accum=True: Hopper's FP8 wgmma
+//         keeps the sum over a tile's whole K in its own accumulator, which
+//         adds with fewer bits than fp32 (docs/fp8.md, Accuracy); a kernel
+//         that sums in fp32 takes it too
+enum class Accum : int { f32 = 0, f16 = 1, fast = 2 };
 // The element-wise function the epilogue ends with. GELU is the tanh form
 // (0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))), SiLU is x / (1 + e^-x).
 enum class Activation : int { none = 0, relu = 1, gelu = 2, silu = 3 };

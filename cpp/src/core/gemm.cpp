@@ -32,7 +32,9 @@ Status check_args(const GemmArgs& a) {
   if (is_fp8(a.dtype) && is_fp8(tc))
     return bad("FP8 operands need an output dtype (dtype_c): float16, bfloat16 or float32");
   if (static_cast<int>(a.layout) < 0 || static_cast<int>(a.layout) > 1) return bad("unknown layout");
-  if (static_cast<int>(a.accum) < 0 || static_cast<int>(a.accum) > 1) return bad("unknown accumulator");
+  if (static_cast<int>(a.accum) < 0 || static_cast<int>(a.accum) > 2) return bad("unknown accumulator");
+  if (a.accum == Accum::fast && !is_fp8(a.dtype))
+    return bad("accumulate='fast' (use_fast_accum) is for FP8 operands; float16 and bfloat16 sum in f32 or f16");
   if (a.M < 1 || a.N < 1 || a.K < 1)
     return bad("M, N and K must be >= 1 (got " + std::to_string(a.M) + ", " + std::to_string(a.N) + ", " +
                std::to_string(a.K) + ")");

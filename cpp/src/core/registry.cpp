@@ -83,6 +83,11 @@ Status check_supports(const KernelInfo& k, const GemmArgs& a) {
   if (a.scales.mode != ScaleMode::none && !(k.features & scale_feature(a.scales.mode)))
     return fail(std::string("scale mode '") + to_string(a.scales.mode) + "'");
   if (!(k.layouts & bit(a.layout))) return fail(std::string("layout ") + to_string(a.layout));
+  if (a.accum == Accum::fast && !is_fp8(a.dtype))
+    return fail("accumulate='fast' on " + std::string(to_string(a.dtype)) + " operands (FP8 only)");
+  if (is_fp8(a.dtype) && a.accum == Accum::f32 && !(k.accums & bit(Accum::f32)))
+    return fail("fp32 accumulation (accumulate='f32', use_fast_accum=False): it sums a tile's whole K in FP8 "
+                "wgmma's accumulator (accumulate='fast', use_fast_accum=True)");
   if (!(k.accums & bit(a.accum))) return fail(std::string("accumulate='") + to_string(a.accum) + "'");
   if (a.dtype == DType::bf16 && a.accum == Accum::f16)
     return fail("bf16 with accumulate='f16' (bf16 tensor-core MMAs accumulate in f32 only)");

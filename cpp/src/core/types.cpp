@@ -25,7 +25,7 @@ const char* to_string(ScaleMode m) {
   return "unknown";
 }
 const char* to_string(Layout l) { return l == Layout::NN ? "NN" : "TN"; }
-const char* to_string(Accum a) { return a == Accum::f32 ? "f32" : "f16"; }
+const char* to_string(Accum a) { return a == Accum::f32 ? "f32" : a == Accum::f16 ? "f16" : "fast"; }
 
 const char* to_string(Activation a) {
   switch (a) {

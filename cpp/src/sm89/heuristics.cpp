@@ -5,7 +5,7 @@ namespace tcgemm {
 
 std::vector<const char*> sm89_preference(int cc, const GemmArgs& args, int sms) {
   if (is_fp8(args.dtype)) {
-    // FP8 (compiled, not run on a GPU: no measurement orders these). Block
+    // FP8 (tested on sm_90a, not timed on sm_89: no measurement orders these). Block
     // scales only on the 128x128 entry; otherwise the 16-bit family's rule
     // by analogy: the 128x256 block once its tiles take four waves.
     if (args.scales.mode == ScaleMode::block) return {"sm89.fp8_mma.s3"};

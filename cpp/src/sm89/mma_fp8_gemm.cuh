@@ -422,6 +422,8 @@ inline Status launch_fp8_pairs(const GemmArgs& a, Fp8PairFn e4m3_e4m3, Fp8PairFn
                          "ldmatrix.trans moves 16-bit elements, not bytes): pass B as the transpose of an N x K "
                          "matrix (x @ w.T), or transpose B first");
   if (a.batch != 1) return Status::Error(StatusCode::not_supported, "FP8 kernels take one matrix (batch = 1)");
+  if (a.accum == Accum::f16)  // f32 and fast: mma.sync's FP8 forms used here add into fp32
+    return Status::Error(StatusCode::not_supported, "these FP8 kernels accumulate in f32");
   const DType ta = a.dtype, tb = a.b_type();
   if (ta == DType::e4m3 && tb == DType::e4m3) return e4m3_e4m3(a);
   if (ta == DType::e4m3 && tb == DType::e5m2) return e4m3_e5m2(a);

@@ -95,4 +95,12 @@ __device__ __forceinline__ void promote(float (&acc)[BN / 2], const float (&part
   }
 }
 
+// Promotion without block scales (tensor / row-wise scales with fp32
+// accumulation, applied in the epilogue): acc += part, in fp32.
+template <int BN>
+__device__ __forceinline__ void promote(float (&acc)[BN / 2], const float (&part)[BN / 2]) {
+#pragma unroll
+  for (int i = 0; i < BN / 2; ++i) acc[i] += part[i];
+}
+
 }  // namespace tcgemm::sm90

@@ -143,6 +143,10 @@ Sm90Costs sm90_costs(const GemmArgs& a, int sms) {
 // - Else ws_fp8 / ws_fp8.block: one row of tiles (M <= 128) would leave a
 //   wide cluster's second CTA idle (128x14336x4096: 403 against 479).
 // Ping-pong writes bf16 / fp16 only; fp32 output takes the next in line.
+// - fp32 accumulation (Accum::f32, torch's use_fast_accum=False) with
+//   tensor / row-wise scales: the promoting entries, split in a cluster by
+//   the block entries' rule -- their mainloop is the block one without the
+//   factor (not yet measured: the rule is the block figures').
 static std::vector<const char*> sm90_fp8_preference(const GemmArgs& a, int sms) {
   const int64_t tm = ceil_div(a.M, 128), tiles = tm * ceil_div(a.N, 128) * a.batch;
   const int64_t k_stages = ceil_div(a.K, 128);
@@ -150,6 +154,10 @@ static std::vector<const char*> sm90_fp8_preference(const GemmArgs& a, int sms) 
   if (a.scales.mode == ScaleMode::block) {
     if (few && k_stages >= 32) return {"sm90.ws_fp8.block.dsmem", "sm90.ws_fp8.block"};
     return {"sm90.ws_fp8.block"};
+  }
+  if (a.accum == Accum::f32) {
+    if (few && k_stages >= 32) return {"sm90.ws_fp8.promoted.dsmem", "sm90.ws_fp8.promoted"};
+    return {"sm90.ws_fp8.promoted"};
   }
   if (few && k_stages >= 64) return {"sm90.ws_fp8.dsmem", "sm90.ws_fp8"};
   const int64_t clusters = ceil_div(tm, 2) * ceil_div(a.N, 256) * a.batch;

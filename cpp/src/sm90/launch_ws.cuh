@@ -329,14 +329,19 @@ Status launch_ws_scaled_out(const GemmArgs& a) {
   }
 }
 
-// What every FP8 launch checks first: fp32 accumulation, TN only -- FP8
-// wgmma reads both operands K-major from shared memory (PTX ISA:
-// wgmma.mma_async, no imm-trans for .e4m3/.e5m2), and an NN B (K x N, N
-// contiguous) would need a transposing copy, which is the caller's to make
-// (docs/fp8.md) -- and the scale mode the kernel is built for (block or not).
-inline Status check_scaled_launch(const GemmArgs& a, bool block) {
-  if (a.accum != Accum::f32)
-    return Status::Error(StatusCode::not_supported, "the sm90 kernels accumulate in f32 only");
+// What every FP8 launch checks first: the accumulation the kernel keeps
+// (fp32 sums need promotion; a promoting kernel also serves a caller who
+// allows the fast sum), TN only -- FP8 wgmma reads both operands K-major
+// from shared memory (PTX ISA: wgmma.mma_async, no imm-trans for
+// .e4m3/.e5m2), and an NN B (K x N, N contiguous) would need a transposing
+// copy, which is the caller's to make (docs/fp8.md) -- and the scale mode the
+// kernel is built for (block or not).
+inline Status check_scaled_launch(const GemmArgs& a, bool block, bool promoted) {
+  if (a.accum == Accum::f16 || (a.accum == Accum::f32 && !promoted))
+    return Status::Error(StatusCode::not_supported,
+                         promoted ? "the sm90 FP8 kernels accumulate in f32"
+                                  : "this kernel sums in FP8 wgmma's accumulator (accumulate='fast'): fp32 "
+                                    "accumulation needs a promoting kernel");
   if (a.layout != Layout::TN)
     return Status::Error(StatusCode::not_supported,
                          "FP8 wgmma reads B K-major only: layout NN (B stored K x N) is not supported; pass B "
@@ -352,7 +357,7 @@ inline Status check_scaled_launch(const GemmArgs& a, bool block) {
 // pair and output type: 3 pairs x 3 outputs.
 template <WsConfig C>
 Status launch_ws_scaled(const GemmArgs& a) {
-  TCGEMM_TRY(check_scaled_launch(a, C.scaling == Scaling::block));
+  TCGEMM_TRY(check_scaled_launch(a, C.scaling == Scaling::block, WsTraits<C>::PROMOTED));
   if (a.dtype == DType::e5m2) return launch_ws_scaled_out<WsTraits<with_fp8(C, Fp8::e5m2_e4m3)>>(a);
   if (a.b_type() == DType::e5m2) return launch_ws_scaled_out<WsTraits<with_fp8(C, Fp8::e4m3_e5m2)>>(a);
   return launch_ws_scaled_out<WsTraits<with_fp8(C, Fp8::e4m3_e4m3)>>(a);

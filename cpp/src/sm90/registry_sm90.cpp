@@ -12,6 +12,9 @@ std::vector<KernelInfo> sm90_kernels() {
   const unsigned features = kEpilogue | kBatched;
   const unsigned fp8 = bit(DType::e4m3) | bit(DType::e5m2);
   const unsigned fp8_out = bit(DType::bf16) | bit(DType::f16) | bit(DType::f32);
+  // FP8 sums: wgmma's own accumulator over the whole K (Accum::fast), or
+  // promoted into fp32 every 128 K, which serves a caller allowing the fast sum too.
+  const unsigned fast = bit(Accum::fast), promoted = bit(Accum::f32) | bit(Accum::fast);
 #if TCGEMM_BUILD_SM90
 #define TCGEMM_FN(f) &sm90::f
 #else
@@ -86,41 +89,50 @@ std::vector<KernelInfo> sm90_kernels() {
        90, dtypes, layouts, accums, 128, 192, 64, 4, TCGEMM_FN(launch_ws_mcast_n192), sass, features | kSplitK,
        TCGEMM_FN(workspace_ws_mcast_n192)},
       {"sm90.ws_fp8", "sm90",
-       "FP8 (e4m3, one operand e5m2): wgmma m64n128k32 into fp32 on ws_persistent's parts, 128 k per stage; "
+       "FP8 (e4m3, one operand e5m2): wgmma m64n128k32 summing the whole K in its accumulator (use_fast_accum=True) "
+       "on ws_persistent's parts, 128 k per stage; "
        "tensor-wise or row-wise scales applied in the epilogue before bias and activation; bf16/fp16/fp32 out; TN",
-       90, fp8, bit(Layout::TN), accums, 128, 128, 128, 6, TCGEMM_FN(launch_ws_fp8), sass,
+       90, fp8, bit(Layout::TN), fast, 128, 128, 128, 6, TCGEMM_FN(launch_ws_fp8), sass,
        kEpilogue | kScaledTensor | kScaledRow, nullptr, fp8_out},
       {"sm90.ws_fp8.block", "sm90",
        "ws_fp8 with block scales (A 1x128, B 128x128): each 128-K block's wgmma sum is scaled and promoted "
        "into the fp32 accumulators (DeepSeek-V3's recipe, as DeepGEMM); K any length (the last block partial)",
-       90, fp8, bit(Layout::TN), accums, 128, 128, 128, 6, TCGEMM_FN(launch_ws_fp8_block), sass,
+       90, fp8, bit(Layout::TN), promoted, 128, 128, 128, 6, TCGEMM_FN(launch_ws_fp8_block), sass,
        kEpilogue | kScaledBlock, nullptr, fp8_out},
       {"sm90.ws_fp8.mcast", "sm90",
        "ws_fp8 with 2-CTA clusters along M: each CTA loads half of the shared B tile and TMA multicasts it to both",
-       90, fp8, bit(Layout::TN), accums, 128, 128, 128, 6, TCGEMM_FN(launch_ws_fp8_mcast), sass,
+       90, fp8, bit(Layout::TN), fast, 128, 128, 128, 6, TCGEMM_FN(launch_ws_fp8_mcast), sass,
        kEpilogue | kScaledTensor | kScaledRow, nullptr, fp8_out},
       {"sm90.ws_fp8.wide", "sm90",
        "ws_fp8.mcast with 128x256 tiles (wgmma m64n256k32 per consumer), 4 stages of 48 KB",
-       90, fp8, bit(Layout::TN), accums, 128, 256, 128, 4, TCGEMM_FN(launch_ws_fp8_wide), sass,
+       90, fp8, bit(Layout::TN), fast, 128, 256, 128, 4, TCGEMM_FN(launch_ws_fp8_wide), sass,
        kEpilogue | kScaledTensor | kScaledRow, nullptr, fp8_out},
       {"sm90.ws_fp8.pingpong", "sm90",
        "ws_fp8 with ws_pingpong's consumers: each owns whole 128x128 tiles and the two take turns, one's "
        "epilogue (TMA store) under the other's wgmmas; bf16/fp16 out",
-       90, fp8, bit(Layout::TN), accums, 128, 128, 128, 5, TCGEMM_FN(launch_ws_fp8_pingpong), sass,
+       90, fp8, bit(Layout::TN), fast, 128, 128, 128, 5, TCGEMM_FN(launch_ws_fp8_pingpong), sass,
        kEpilogue | kScaledTensor | kScaledRow, nullptr, bit(DType::bf16) | bit(DType::f16)},
       {"sm90.ws_fp8.swap", "sm90",
        "FP8 decode: D^T = W X^T (the weight's rows in wgmma's M, x's few rows its N: n16-n128), a tile's K slices "
        "summed in a cluster's shared memory; tensor/row-wise scales, bf16/fp16 out; compiled, not run",
-       90, fp8, bit(Layout::TN), accums, 128, 64, 128, 8, TCGEMM_FN(launch_ws_fp8_swap), sass,
+       90, fp8, bit(Layout::TN), fast, 128, 64, 128, 8, TCGEMM_FN(launch_ws_fp8_swap), sass,
        kEpilogue | kScaledTensor | kScaledRow, nullptr, bit(DType::bf16) | bit(DType::f16)},
       {"sm90.ws_fp8.dsmem", "sm90",
        "ws_fp8 with a tile's K slices in one cluster (1-8 CTAs), summed from distributed shared memory by rank 0: "
        "decode and other shapes with fewer tiles than SMs",
-       90, fp8, bit(Layout::TN), accums, 128, 128, 128, 5, TCGEMM_FN(launch_ws_fp8_dsmem), sass,
+       90, fp8, bit(Layout::TN), fast, 128, 128, 128, 5, TCGEMM_FN(launch_ws_fp8_dsmem), sass,
        kEpilogue | kScaledTensor | kScaledRow, nullptr, fp8_out},
       {"sm90.ws_fp8.block.dsmem", "sm90", "ws_fp8.dsmem with block scales (each slice promoted as it goes)",
-       90, fp8, bit(Layout::TN), accums, 128, 128, 128, 5, TCGEMM_FN(launch_ws_fp8_block_dsmem), sass,
+       90, fp8, bit(Layout::TN), promoted, 128, 128, 128, 5, TCGEMM_FN(launch_ws_fp8_block_dsmem), sass,
        kEpilogue | kScaledBlock, nullptr, fp8_out},
+      {"sm90.ws_fp8.promoted", "sm90",
+       "ws_fp8 with fp32 accumulation (use_fast_accum=False): each 128-K block's wgmma sum added into fp32 "
+       "registers (ws_fp8.block's promotion, factor 1), tensor/row-wise scales in the epilogue",
+       90, fp8, bit(Layout::TN), promoted, 128, 128, 128, 6, TCGEMM_FN(launch_ws_fp8_promoted), sass,
+       kEpilogue | kScaledTensor | kScaledRow, nullptr, fp8_out},
+      {"sm90.ws_fp8.promoted.dsmem", "sm90", "ws_fp8.dsmem with fp32 accumulation (each slice promoted as it goes)",
+       90, fp8, bit(Layout::TN), promoted, 128, 128, 128, 5, TCGEMM_FN(launch_ws_fp8_promoted_dsmem), sass,
+       kEpilogue | kScaledTensor | kScaledRow, nullptr, fp8_out},
   };
 #undef TCGEMM_FN
   return v;

@@ -55,6 +55,15 @@ enum class Scaling {
   block,     // 1x128 / 128x128 blocks: every 128-K slice's wgmma sum is scaled and added in fp32
 };
 
+// How an FP8 tile's sum over K is kept (docs/fp8.md, Promotion). Hopper's
+// FP8 wgmma adds its products with fewer bits than fp32 (DeepSeek-V3 report,
+// 3.3.2), so over a deep K its own accumulator drifts; block scales always
+// promote (their factor changes every 128-K block).
+enum class Promotion {
+  none,       // wgmma's accumulator over the tile's whole K (Accum::fast, use_fast_accum=True)
+  per_block,  // each 128-K block's wgmmas start a fresh sum, added into fp32 registers (Accum::f32)
+};
+
 struct WsConfig {
   int tile_n = 128;  // BN; BM follows from consumers and math
   int stages = 4;    // slots of the load ring
@@ -66,10 +75,13 @@ struct WsConfig {
   int raster_group = 8;  // units (tile rows) per group of the grouped raster
   Store store = Store::direct;
   Operands operands = Operands::as_given;
-  // Last and zero by default, so that the 16-bit configurations' mangled
-  // names (which leave trailing zero fields out) stay what they were.
+  // The FP8 fields: last, their defaults meaning none, so a 16-bit
+  // configuration never names them. (The mangled names carry every field,
+  // so a new field renames every kernel; tests/sass/compare_sass.py keys
+  // kernels by their named fields, not by those names.)
   Fp8 fp8 = Fp8::none;
   Scaling scaling = Scaling::none;
+  Promotion promotion = Promotion::none;  // Scaling::block promotes whatever this says
 };
 
 // A configuration with another FP8 pair: the launch picks the pair of the
@@ -139,6 +151,7 @@ struct WsTraits {
   static constexpr int K_STAGE = FP8 ? 128 : BK;  // K elements per stage
   static constexpr bool EPILOGUE_SCALES = C.scaling == Scaling::epilogue;
   static constexpr bool BLOCK_SCALES = C.scaling == Scaling::block;
+  static constexpr bool PROMOTED = BLOCK_SCALES || C.promotion == Promotion::per_block;
   static_assert(FP8 == (C.scaling != Scaling::none), "FP8 configurations say where their scales go; 16-bit ones have none");
   static_assert(!FP8 || ((!SPLIT_K || CLUSTER_SPLIT) && !STREAM_K && CLUSTER_N == 1 &&
                          (BN == 128 || BN == 256 || (SWAP_AB && BN <= 128))),
@@ -151,6 +164,10 @@ struct WsTraits {
   // that store through it take bf16 / fp16 output only (launch_ws_scaled_out).
   static_assert(!FP8 || !TMA_STORE || EPILOGUE_SCALES, "FP8 with the TMA-store epilogue: tensor / row-wise scales");
   static_assert(!BLOCK_SCALES || BN == kScaleBlockSize, "block scales: a tile is one 128-column block of B's scales");
+  // A promoting consumer holds a block's fresh sum beside its accumulators:
+  // 2 x 64 fp32 registers per thread at n128, past 232 at n256.
+  static_assert(!PROMOTED || (FP8 && BN == 128 && !PINGPONG && !SWAP_AB),
+                "promotion: FP8, 128-wide tiles, cooperative consumers, operands as given");
   static_assert(SMEM <= 227 * 1024, "shared memory per block on sm_90 is 227 KB");
   static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs along M");
   static_assert(CLUSTER_N == 1 || (CLUSTER_N == 2 && BM % (64 * CLUSTER_N) == 0), "1 or 2 CTAs along N");

@@ -16,7 +16,7 @@
 namespace tcgemm::sm90 {
 
 Status launch_ws_fp8_swap(const GemmArgs& a) {
-  TCGEMM_TRY(check_scaled_launch(a, false));
+  TCGEMM_TRY(check_scaled_launch(a, false, false));
   // The kernel's pair: its A is the weight (the caller's B), its B x.
   auto launch = [&](auto pair) {
     return swap_dispatch<Schedule::cluster_split, 0, decltype(pair)::value>(
