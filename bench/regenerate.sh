@@ -18,13 +18,14 @@
 # features    h200_features              fused epilogue, batched             ~1 min     180 s
 # user_path   h200_user_path             tcgemm.matmul: torch, NumPy, graphs ~1 min     180 s
 # fp8         h200_fp8                   scaled_matmul beside torch._scaled_mm ~4 min   390 s
+# fp8_f32     h200_fp8_f32               the same, fp32 sums (use_fast_accum=False) ~3 min 300 s
 # fp8_entries h200_fp8_entries           every Hopper FP8 entry, tuning seeds ~5 min     390 s
 #
 # `all` is every part in this order. On the device, five commands whose
 # limits, a build's included, add up to under 10 minutes each
 # (docs/benchmarking.md, "Regenerating the results"):
 #   build squares | build random decode | build llm | build ragged split_tail | build features user_path
-#   | build fp8 | build fp8_entries
+#   | build fp8 | build fp8_f32 | build fp8_entries
 # (on a machine already built, `build` can be left out: it rebuilds).
 # A part whose build is missing builds first. RESULTS defaults to
 # bench/results; OUT (device.sh's logs, run.log) to a new temporary folder.
@@ -71,7 +72,8 @@ out() {
 
 parts=("$@")
 [ ${#parts[@]} -eq 0 ] && { sed -n '2,32p' "$0"; exit 2; }
-[ "${parts[*]}" = all ] && parts=(build squares random ragged decode llm split_tail features user_path fp8 fp8_entries)
+[ "${parts[*]}" = all ] && parts=(build squares random ragged decode llm split_tail features user_path fp8 fp8_f32
+                                  fp8_entries)
 steps=()
 built=no
 python3 -c "import tcgemm, sys; sys.exit('90a' not in tcgemm.build_info()['archs'])" 2>/dev/null && built=yes
@@ -92,9 +94,12 @@ $(out ${G}_decode)") ;;
 $(out ${G}_split_tail)") ;;
     features) steps+=(timeout=180 "bench=--only-features $P $(out ${G}_features)") ;;
     user_path) steps+=(timeout=180 "user=$(out ${G}_user_path)") ;;
-    fp8) steps+=(timeout=390 "bench=--fp8 --paired 4 --json $R/${G}_fp8.json --md $R/${G}_fp8.md") ;;
+    # fp8: auto's fast sums (use_fast_accum=True) and block scales; fp8_f32: its fp32 sums.
+    fp8) steps+=(timeout=390 "bench=--fp8 --fp8-sums fast --paired 4 --json $R/${G}_fp8.json --md $R/${G}_fp8.md") ;;
+    fp8_f32) steps+=(timeout=300 "bench=--fp8 --fp8-sums f32 --fp8-modes tensor rowwise --paired 4 \
+--json $R/${G}_fp8_f32.json --md $R/${G}_fp8_f32.md") ;;
     # auto's FP8 rules (sm90/heuristics.cpp) rest on this one: seeds apart from fp8's.
-    fp8_entries) steps+=(timeout=390 "bench=--fp8 --fp8-kernels all --seed 61 62 --paired 3 \
+    fp8_entries) steps+=(timeout=390 "bench=--fp8 --fp8-kernels all --fp8-sums fast --seed 61 62 --paired 2 \
 --json $R/${G}_fp8_entries.json --md $R/${G}_fp8_entries.md") ;;
     *) echo "regenerate.sh: unknown part '$part'"; sed -n '2,32p' "$0"; exit 2 ;;
   esac

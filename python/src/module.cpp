@@ -612,7 +612,7 @@ PYBIND11_MODULE(_core, m) {
       .value("rowwise", ScaleMode::rowwise)
       .value("block", ScaleMode::block);
   py::enum_<Layout>(m, "Layout").value("NN", Layout::NN).value("TN", Layout::TN);
-  py::enum_<Accum>(m, "Accum").value("f32", Accum::f32).value("f16", Accum::f16);
+  py::enum_<Accum>(m, "Accum").value("f32", Accum::f32).value("f16", Accum::f16).value("fast", Accum::fast);
   py::enum_<Activation>(m, "Activation")
       .value("none", Activation::none)
       .value("relu", Activation::relu)
@@ -795,7 +795,7 @@ PYBIND11_MODULE(_core, m) {
         if (k.out_dtypes & bit(t)) out_dt.append(to_string(t));
       for (Layout l : {Layout::NN, Layout::TN})
         if (k.layouts & bit(l)) lay.append(to_string(l));
-      for (Accum a : {Accum::f32, Accum::f16})
+      for (Accum a : {Accum::f32, Accum::f16, Accum::fast})
         if (k.accums & bit(a)) acc.append(to_string(a));
       d["dtypes"] = dt, d["layouts"] = lay, d["accumulators"] = acc;
       d["out_dtypes"] = k.out_dtypes ? out_dt : dt;

@@ -175,7 +175,8 @@ def matmul(a, b, *, c=None, alpha: float = 1.0, beta: float = 0.0, bias=None, ac
     return _device_call(call)
 
 
-def scaled_matmul(a, b, scale_a, scale_b, *, out_dtype, bias=None, activation=None, out=None, kernel: str = "auto"):
+def scaled_matmul(a, b, scale_a, scale_b, *, out_dtype, bias=None, activation=None, out=None, kernel: str = "auto",
+                  use_fast_accum: bool = False):
     """``act(scale_a * scale_b * (a @ b) + bias)`` for FP8 torch CUDA tensors, with
     ``torch._scaled_mm``'s meaning of the scales (they dequantize: ``x ~= data * scale``).
 
@@ -191,6 +192,12 @@ def scaled_matmul(a, b, scale_a, scale_b, *, out_dtype, bias=None, activation=No
         "relu", "gelu" (tanh form) or "silu".
     out: optional (M, N) tensor of ``out_dtype``, row-major with 16-byte aligned rows, written in place.
     kernel: ``"auto"`` or an FP8 entry of :func:`kernels`.
+    use_fast_accum: as ``torch._scaled_mm``'s. False (the default): the sums are kept in fp32 (on
+        Hopper each 128-K block's wgmma sum is promoted into fp32 registers, as cuBLASLt does).
+        True: Hopper's FP8 wgmma keeps each tile's whole sum in its own accumulator, which adds with
+        fewer bits than fp32 -- faster, with an error that grows with K (docs/fp8.md, "Accuracy").
+        Block scales always promote; the Ada kernels always sum in fp32. A ``kernel`` named
+        explicitly must sum as asked (``sm90.ws_fp8`` and the other unpromoted entries need True).
 
     Every argument is checked before anything is launched. The call allocates only its result (from
     torch's allocator, on the current stream; a dense copy when a row of N values is not a multiple of
@@ -202,6 +209,8 @@ def scaled_matmul(a, b, scale_a, scale_b, *, out_dtype, bias=None, activation=No
     to the current device, the result comes back as a NumPy array (or into a NumPy `out`). Host memory
     in and out: it synchronises and cannot be captured.
     """
+    if use_fast_accum is not True and use_fast_accum is not False:
+        raise TypeError(f"tcgemm: use_fast_accum must be True or False, got {use_fast_accum!r}")
     key = (kernel, "f32", None, None.__class__)
     try:
         known = key in _CHECKED
@@ -216,7 +225,7 @@ def scaled_matmul(a, b, scale_a, scale_b, *, out_dtype, bias=None, activation=No
             if x is not None and not isinstance(x, (np.ndarray, np.generic, int, float)):
                 raise TypeError(f"tcgemm: a and b are NumPy arrays but {what} is a {type(x).__name__}; a NumPy "
                                 f"call takes NumPy scales and out (torch CUDA tensors: all of them torch's)")
-        return numpy_scaled_matmul(a, b, scale_a, scale_b, out_dtype, ep, out, kernel, 0)
+        return numpy_scaled_matmul(a, b, scale_a, scale_b, out_dtype, ep, out, kernel, use_fast_accum, 0)
     fw = None
     for x, what in ((a, "a"), (b, "b"), (scale_a, "scale_a"), (scale_b, "scale_b"), (out, "out")):
         if x is None and what == "out":
@@ -238,8 +247,10 @@ def scaled_matmul(a, b, scale_a, scale_b, *, out_dtype, bias=None, activation=No
     dev = va.device
     if _several_devices() and _core.get_device() != dev:
         with _on_device(dev):
-            return device_scaled_matmul(fw, a, b, scale_a, scale_b, views, out_dtype, ep, out, kernel, fw.stream(dev))
-    return device_scaled_matmul(fw, a, b, scale_a, scale_b, views, out_dtype, ep, out, kernel, fw.stream(dev))
+            return device_scaled_matmul(fw, a, b, scale_a, scale_b, views, out_dtype, ep, out, kernel, use_fast_accum,
+                                        fw.stream(dev))
+    return device_scaled_matmul(fw, a, b, scale_a, scale_b, views, out_dtype, ep, out, kernel, use_fast_accum,
+                                fw.stream(dev))
 
 
 def _device_call(call):

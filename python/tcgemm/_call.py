@@ -35,14 +35,16 @@ def plan(device, M, N, K, dtype, tn, accumulate, plain, batch, split_k, kernel):
     return p
 
 
-def scaled_plan(device, M, N, K, dtype_a, dtype_b, dtype_c, mode, plain, kernel):
-    """plan() for a scaled FP8 product (TN, fp32 accumulation, no batch): the same cache, keyed apart."""
-    key = (device, M, N, K, dtype_a, dtype_b, dtype_c, mode, plain, kernel, "scaled")
+def scaled_plan(device, M, N, K, dtype_a, dtype_b, dtype_c, mode, plain, kernel, fast):
+    """plan() for a scaled FP8 product (TN, no batch; fast: torch's use_fast_accum, Accum.fast, else
+    fp32 sums, Accum.f32): the same cache, keyed apart."""
+    key = (device, M, N, K, dtype_a, dtype_b, dtype_c, mode, plain, kernel, fast, "scaled")
     p = _PLANS.get(key)
     if p is None:
         if len(_PLANS) >= _MAX_PLANS:
             _PLANS.clear()
-        p = _PLANS[key] = _core.plan(kernel, M, N, K, dtype_a, _core.Layout.TN, _core.Accum.f32, plain, 1, 0, device,
+        accum = _core.Accum.fast if fast else _core.Accum.f32
+        p = _PLANS[key] = _core.plan(kernel, M, N, K, dtype_a, _core.Layout.TN, accum, plain, 1, 0, device,
                                      dtype_b=dtype_b, dtype_c=dtype_c, scale_mode=mode)
     return p
 
@@ -249,7 +251,7 @@ def device_matmul(call, sh):
     return fw.result(D, batch, M, N)
 
 
-def device_scaled_matmul(fw, a, b, scale_a, scale_b, views, out_dtype, ep, out, kernel, sh):
+def device_scaled_matmul(fw, a, b, scale_a, scale_b, views, out_dtype, ep, out, kernel, fast, sh):
     """act(scale_a * scale_b * (a @ b) + bias) for FP8 tensors of framework `fw`, on stream `sh` (its
     current one), after scaled_matmul has checked everything (`views`: the adapter's Views of a, b,
     scale_a, scale_b, out and ``_fp8.check_scaled``'s answer): the plan (a dictionary hit after the
@@ -263,7 +265,8 @@ def device_scaled_matmul(fw, a, b, scale_a, scale_b, views, out_dtype, ep, out, 
     bias_ptr, bias_type, keep_bias = 0, 2, None
     if ep.bias is not None:
         bias_ptr, bias_type, keep_bias = _bias(fw, ep, N, sh, dev, a)
-    h, _name, workspace_bytes = scaled_plan(dev, M, N, K, dta, dtb, OUT_DTYPES[out_dtype][0], mode, ep.plain, kernel)
+    h, _name, workspace_bytes = scaled_plan(dev, M, N, K, dta, dtb, OUT_DTYPES[out_dtype][0], mode, ep.plain, kernel,
+                                            fast)
     D = None
     if vout is not None:
         per16 = 16 // OUT_DTYPES[out_dtype][1]

@@ -24,6 +24,7 @@ class Layout:
 class Accum:
     f32: Accum
     f16: Accum
+    fast: Accum
 
 class Activation:
     none: Activation

@@ -248,7 +248,7 @@ def _words(x: np.ndarray) -> np.ndarray:
     return x.reshape(x.shape[0] if x.ndim == 2 else 1, -1).view(np.uint16)
 
 
-def numpy_scaled_matmul(a, b, scale_a, scale_b, out_dtype, ep, out, kernel, sh):
+def numpy_scaled_matmul(a, b, scale_a, scale_b, out_dtype, ep, out, kernel, fast, sh):
     """scaled_matmul on NumPy operands: a (M, K) and b (K, N) ml_dtypes float8 arrays, float32
     scales of torch._scaled_mm's shapes (or Python numbers, tensor-wise). b may be stored either way:
     its columns go up as the rows of an N x K weight, the TN layout FP8 wgmma reads (a copy on the
@@ -309,7 +309,7 @@ def numpy_scaled_matmul(a, b, scale_a, scale_b, out_dtype, ep, out, kernel, sh):
         if bias_host is not None:
             bias_ptr, bias_type = up(bias_host.reshape(1, -1)).ptr, BIAS_TYPES[bias_host.dtype]
         h, _name, _workspace_bytes = scaled_plan(_core.get_device(), M, N, K, dta, dtb, out_type, mode, ep.plain,
-                                                 kernel)
+                                                 kernel, fast)
         # Leading dimensions in elements: two FP8 values per word, half an fp32 output per word.
         run = _core.RunArgs(h, da.ptr, dw.ptr, dd.ptr, 2 * da.pitch, 2 * dw.pitch, dd.pitch // words_per, sh, 0, 0,
                             True)

@@ -48,18 +48,18 @@ def matmul(a: torch.Tensor, b: torch.Tensor, kernel: str = "auto") -> torch.Tens
 @torch.library.custom_op("tcgemm::scaled_matmul", mutates_args=())
 def _scaled_matmul(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale_b: torch.Tensor,
                    out_dtype: torch.dtype, bias: Optional[torch.Tensor] = None, activation: Optional[str] = None,
-                   kernel_name: str = "auto") -> torch.Tensor:
+                   kernel_name: str = "auto", use_fast_accum: bool = False) -> torch.Tensor:
     return _api.scaled_matmul(a, b, scale_a, scale_b, out_dtype=out_dtype, bias=bias, activation=activation,
-                              kernel=kernel_name)  # a new tensor from torch's allocator
+                              kernel=kernel_name, use_fast_accum=use_fast_accum)  # a new tensor from torch's allocator
 
 
 @_scaled_matmul.register_fake
-def _(a, b, scale_a, scale_b, out_dtype, bias=None, activation=None, kernel_name="auto"):
+def _(a, b, scale_a, scale_b, out_dtype, bias=None, activation=None, kernel_name="auto", use_fast_accum=False):
     return a.new_empty((a.shape[0], b.shape[1]), dtype=out_dtype)
 
 
 def scaled_matmul(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale_b: torch.Tensor, *,
                   out_dtype: torch.dtype, bias: Optional[torch.Tensor] = None, activation: Optional[str] = None,
-                  kernel: str = "auto") -> torch.Tensor:
+                  kernel: str = "auto", use_fast_accum: bool = False) -> torch.Tensor:
     """``tcgemm.scaled_matmul`` as the custom op ``torch.ops.tcgemm.scaled_matmul`` (no ``out=``)."""
-    return _scaled_matmul(a, b, scale_a, scale_b, out_dtype, bias, activation, kernel)
+    return _scaled_matmul(a, b, scale_a, scale_b, out_dtype, bias, activation, kernel, use_fast_accum)

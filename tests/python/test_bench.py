@@ -325,7 +325,7 @@ def test_commit_outside_a_checkout_comes_from_the_environment(tmp_path, monkeypa
 
 def test_regenerate_parts_name_their_files_and_fit_the_device_limit(tmp_path):
     """bench/regenerate.sh (DRY_RUN=1: the device.sh command line it would run): each part writes
-    its own file named for the GPU, the 16-bit set is at most 8 JSON files (and FP8's two), and each
+    its own file named for the GPU, the 16-bit set is at most 8 JSON files (and FP8's three), and each
     documented command's step limits (a build included, as on a fresh machine) add up to less than
     the device's 10 minutes."""
     import pathlib
@@ -350,7 +350,7 @@ def test_regenerate_parts_name_their_files_and_fit_the_device_limit(tmp_path):
 
     files = {}
     for part in ("squares", "random", "ragged", "decode", "llm", "split_tail", "features", "user_path", "fp8",
-                 "fp8_entries"):
+                 "fp8_f32", "fp8_entries"):
         s = steps("build", part)
         assert s[:2] == ["timeout=200", "build=90a"] and s[2].startswith("timeout=")
         assert s[3].startswith(("bench=", "user=")) and len(s) == 4
@@ -360,11 +360,13 @@ def test_regenerate_parts_name_their_files_and_fit_the_device_limit(tmp_path):
     assert files["squares"] == "h200_squares.json" and files["user_path"] == "h200_user_path.json"
     assert files["fp8"] == "h200_fp8.json" and "--fp8" in steps("fp8")[1]
     assert files["fp8_entries"] == "h200_fp8_entries.json" and "--fp8-kernels all" in steps("fp8_entries")[1]
-    assert len(set(files.values())) == len(files) and len(files) - 2 <= 8
+    assert files["fp8_f32"] == "h200_fp8_f32.json" and "--fp8-sums f32" in steps("fp8_f32")[1]
+    assert "--fp8-sums fast" in steps("fp8")[1]
+    assert len(set(files.values())) == len(files) and len(files) - 3 <= 8
     assert re.search(r"--json \S+/h100_squares.json", " ".join(steps("squares", gpu="h100")))
     assert "--seed 41 42 43" in " ".join(steps("random")) and "--layouts TN NN" in " ".join(steps("llm"))
     groups = (["build", "squares"], ["build", "random", "decode"], ["build", "llm"], ["build", "ragged", "split_tail"],
-              ["build", "features", "user_path"], ["build", "fp8"], ["build", "fp8_entries"])
+              ["build", "features", "user_path"], ["build", "fp8"], ["build", "fp8_f32"], ["build", "fp8_entries"])
     assert sorted(p for g in groups for p in g if p != "build") == sorted(files)  # every part in one command
     for group in groups:
         limits = [int(w.split("=")[1]) for w in steps(*group) if w.startswith("timeout=")]
@@ -395,15 +397,32 @@ def test_fp8_bench_jobs_summary_and_table():
                                                               for k in ["auto", *ks]}
     with pytest.raises(ValueError, match="unknown FP8 part"):
         fp8.jobs(["nope"], ())
-    rows = [dict(part="squares", M=8, N=8, K=8, mode="tensor", kernel="auto", tflops=1.0, median_ms=1.0, err=1e-3,
-                 vs_torch_fast=v, torch_fast_err=2e-3, speedup_over_bf16=1.8) for v in (0.5, 2.0)]
+    # auto runs both sums for tensor-wise and row-wise scales, once (promoting) for block scales; a named
+    # entry runs the sum it keeps; sums and modes narrow the set.
+    for part, _s, M, N, K, mode, k, fast in jobs:
+        if k != "auto":
+            assert fast == (k.startswith("sm90.") and "block" not in k and "promoted" not in k), k
+    auto = {(j[0], j[2], j[3], j[4], j[5]): set() for j in jobs if j[6] == "auto"}
+    for j in jobs:
+        if j[6] == "auto":
+            auto[j[0], j[2], j[3], j[4], j[5]].add(j[7])
+    assert all(v == ({False} if key[4] == "block" else {True, False}) for key, v in auto.items())
+    fast_only = fp8.jobs(["squares"], (), sums=("fast",), modes=("tensor",))
+    assert {j[5] for j in fast_only} == {"tensor"} and {j[7] for j in fast_only if j[6] == "auto"} == {True}
+    assert ("sm90.ws_fp8.promoted", False) in {(j[6], j[7]) for j in fast_only}
+    with pytest.raises(ValueError, match="unknown FP8 sum"):
+        fp8.jobs(["squares"], (), sums=("f16",))
+    rows = [dict(part="squares", M=8, N=8, K=8, mode="tensor", kernel="auto", accumulate="fast", tflops=1.0,
+                 median_ms=1.0, err=1e-3, vs_torch_fast=v, torch_fast_err=2e-3, speedup_over_bf16=1.8)
+            for v in (0.5, 2.0)]
     rows.append(dict(part="decode", M=1, N=8, K=8, mode="block", kernel="auto", tflops=1.0, median_ms=1.0,
                      err=1e-3, of_bound=0.8))
     rows.append(dict(part="squares", M=8, N=8, K=8, mode="tensor", kernel="sm89.fp8_mma.s3", status="error: no"))
     s = {(d["part"], d["mode"]): d for d in fp8.summary(rows)}
+    assert s[("squares", "tensor")]["accumulate"] == "fast" and s[("decode", "block")]["accumulate"] == "f32"
     assert s[("squares", "tensor")]["vs_torch_fast_geomean"] == pytest.approx(1.0)
     assert s[("squares", "tensor")]["vs_torch_fast_worst"] == 0.5 and s[("squares", "tensor")]["rows"] == 2
     assert s[("decode", "block")]["of_bound_geomean"] == pytest.approx(0.8)
     md = fp8.to_markdown({"environment": {"gpu": "X"}, "d2d_gbps": 3000.0, "summary": fp8.summary(rows), "rows": rows})
-    assert "| squares | tensor | auto | 2 | 1.000x, 0.500x |" in md and "error: no" in md
+    assert "| squares | tensor | auto | fast | 2 | 1.000x, 0.500x |" in md and "error: no" in md
     assert "0.80" in md and "3000 GB/s" in md

@@ -129,11 +129,18 @@ def test_fp8_entries_in_the_registry():
                                       ("sm90.ws_fp8.dsmem", "scale_rowwise", (128, 128, 128), all3),
                                       ("sm90.ws_fp8.swap", "scale_rowwise", (128, 64, 128), half),
                                       ("sm90.ws_fp8.block", "scale_block", (128, 128, 128), all3),
-                                      ("sm90.ws_fp8.block.dsmem", "scale_block", (128, 128, 128), all3)]:
+                                      ("sm90.ws_fp8.block.dsmem", "scale_block", (128, 128, 128), all3),
+                                      ("sm90.ws_fp8.promoted", "scale_rowwise", (128, 128, 128), all3),
+                                      ("sm90.ws_fp8.promoted.dsmem", "scale_rowwise", (128, 128, 128), all3)]:
         k = ks[name]
         assert k["dtypes"] == ["float8_e4m3fn", "float8_e5m2"] and k["layouts"] == ["TN"]
         assert k["out_dtypes"] == outs, name
         assert feature in k["features"] and "epilogue" in k["features"] and k["tile"] == tile
+        # Who sums in fp32 (use_fast_accum=False): the promoting entries, which serve 'fast' too.
+        promotes = "block" in name or "promoted" in name
+        assert k["accumulators"] == (["f32", "fast"] if promotes else ["fast"]), name
+    for name in ("sm89.fp8_mma.s3", "sm89.fp8_mma_8w.s4"):  # mma.sync's FP8 forms add into fp32
+        assert ks[name]["accumulators"] == ["f32", "fast"], name
     # The 16-bit entries take no scales and write their operands' type.
     for name, k in ks.items():
         if "float16" in k["dtypes"] or "bfloat16" in k["dtypes"]:
@@ -182,6 +189,9 @@ def test_scaled_matmul_numpy_checks_name_each_problem():
         call(a, w.T, sa, sb, activation="tanh")
     with pytest.raises(ValueError, match="unknown kernel"):
         call(a, w.T, sa, sb, kernel="sm90.nope")
+    for bad in (1, None, "yes"):
+        with pytest.raises(TypeError, match="use_fast_accum must be True or False"):
+            call(a, w.T, sa, sb, use_fast_accum=bad)
     assert call(a[:0], w.T, sa, sb).shape == (0, 8)  # nothing to compute: no device needed
     if not HAS_GPU:
         with pytest.raises(RuntimeError, match="no CUDA device"):
@@ -278,6 +288,7 @@ def test_scaled_matmul_numpy_launch(monkeypatch, mode, out_dtype, b_order):
     (plan,) = rec.plans
     modes = {"tensor": _core.ScaleMode.tensor, "row": _core.ScaleMode.rowwise, "block": _core.ScaleMode.block}
     assert plan[1:4] == (M, N, K) and plan[5] == _core.Layout.TN and plan[-1]["scale_mode"] == modes[mode]
+    assert plan[6] == _core.Accum.f32  # use_fast_accum=False: fp32 sums
     (run,) = rec.runs
     assert (run.a, run.b, run.c) == (da.ptr, dw.ptr, dd.ptr)
     assert (run.lda, run.ldb, run.ldc) == (2 * da.pitch, 2 * dw.pitch, dd.pitch // words)
@@ -432,17 +443,19 @@ def torch_norm(x):
     return x.norm()
 
 
+@pytest.mark.parametrize("fast", [False, True])
 @pytest.mark.parametrize("mode", ["tensor", "row", "block"])
 @pytest.mark.parametrize("M,N", [(1, 1), (7, 127), (127, 129), (129, 7), (1000, 1000)])
-def test_scaled_matmul_matches_float64_reference(mode, M, N):
+def test_scaled_matmul_matches_float64_reference(mode, M, N, fast):
     """Relative Frobenius error against float64 of the dequantized inputs within BOUND[out_dtype]: the
-    output rounding (bf16 2^-8, fp16 2^-11 per element) plus fp32 accumulation of FP8 products."""
+    output rounding (bf16 2^-8, fp16 2^-11 per element) plus the FP8 products' sums, in fp32 or (fast,
+    to K = 1024) in FP8 wgmma's accumulator."""
     torch = _torch_gpu()
     for K in (16, 272, 1024):
         a, wq, sa, sw = _case(torch, M, N, K, mode)
         want = _reference(torch, a, wq, sa, sw, mode)
         for out_dtype in (torch.bfloat16, torch.float16, torch.float32):
-            y = tcgemm.scaled_matmul(a, wq.T, sa, sw, out_dtype=out_dtype)
+            y = tcgemm.scaled_matmul(a, wq.T, sa, sw, out_dtype=out_dtype, use_fast_accum=fast)
             assert y.shape == (M, N) and y.dtype == out_dtype
             name = str(out_dtype)[6:]
             assert _rel(y, want) <= BOUND[name], (mode, M, N, K, name)
@@ -492,6 +505,10 @@ def _outs(name):
     return next(k["out_dtypes"] for k in tcgemm.kernels() if k["name"] == name)
 
 
+def _accumulators(name):
+    return next(k["accumulators"] for k in tcgemm.kernels() if k["name"] == name)
+
+
 def _entries_for(mode):
     feature = {"tensor": "scale_tensor", "row": "scale_rowwise", "block": "scale_block"}[mode]
     return [k["name"] for k in tcgemm.kernels()
@@ -509,24 +526,27 @@ def test_every_fp8_entry_by_name_on_odd_shapes_and_in_a_graph(mode):
     if not names:
         pytest.skip(f"no runnable FP8 entry takes {mode} scales on this device")
     for name in names:
+        fast = "f32" not in _accumulators(name)  # the unpromoted entries refuse fp32 sums
         for M, N, K in [(1, 7, 144), (129, 264, 400), (1000, 1000, 1040), (300, 600, 4112)]:
             a, wq, sa, sw = _case(torch, M, N, K, mode)
             if N % 8:  # out= takes rows 16 bytes apart: the call's own output
-                out = tcgemm.scaled_matmul(a, wq.T, sa, sw, out_dtype=torch.bfloat16, kernel=name)
+                out = tcgemm.scaled_matmul(a, wq.T, sa, sw, out_dtype=torch.bfloat16, kernel=name,
+                                           use_fast_accum=fast)
             else:
                 out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
-                tcgemm.scaled_matmul(a, wq.T, sa, sw, out_dtype=torch.bfloat16, out=out, kernel=name)
+                tcgemm.scaled_matmul(a, wq.T, sa, sw, out_dtype=torch.bfloat16, out=out, kernel=name,
+                                     use_fast_accum=fast)
             assert _rel(out, _reference(torch, a, wq, sa, sw, mode)) <= BOUND["bfloat16"], (name, M, N, K)
         M, N, K = 257, 384, 640
         a, wq, sa, sw = _case(torch, M, N, K, mode)
         # fp32 out where the entry writes it (ping-pong's TMA store writes 16-bit boxes only).
         out_dtype = torch.float32 if "float32" in _outs(name) else torch.float16
-        tcgemm.scaled_matmul(a, wq.T, sa, sw, out_dtype=out_dtype, kernel=name)  # plan outside the capture
+        tcgemm.scaled_matmul(a, wq.T, sa, sw, out_dtype=out_dtype, kernel=name, use_fast_accum=fast)  # plan first
         st = torch.cuda.Stream()
         st.wait_stream(torch.cuda.current_stream())
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.stream(st), torch.cuda.graph(graph, stream=st):
-            y = tcgemm.scaled_matmul(a, wq.T, sa, sw, out_dtype=out_dtype, kernel=name)
+            y = tcgemm.scaled_matmul(a, wq.T, sa, sw, out_dtype=out_dtype, kernel=name, use_fast_accum=fast)
         y.fill_(float("nan"))
         a2, wq2, sa2, sw2 = _case(torch, M, N, K, mode, seed=3)
         a.copy_(a2), wq.copy_(wq2), sa.copy_(sa2), sw.copy_(sw2)
@@ -593,14 +613,39 @@ def test_scaled_matmul_torch_refusals_on_the_gpu():
                              out_dtype=torch.bfloat16)
     with pytest.raises(ValueError, match="CPU tensor"):
         tcgemm.scaled_matmul(a, wq.T, sa.cpu(), sw, out_dtype=torch.bfloat16)
+    if "sm90.ws_fp8" in _fp8_kernels():  # an unpromoted entry asked for fp32 sums (the default)
+        with pytest.raises(ValueError, match="fp32 accumulation"):
+            tcgemm.scaled_matmul(a, wq.T, sa, sw, out_dtype=torch.bfloat16, kernel="sm90.ws_fp8")
+
+
+@pytest.mark.parametrize("mode,out_name", [("tensor", "float32"), ("row", "bfloat16")])
+def test_scaled_matmul_error_at_deep_k_is_torch_scaled_mm_s_or_less(mode, out_name):
+    """The accuracy target: at K = 16384 the error against the float64 product of the dequantized
+    inputs is at most torch._scaled_mm's on the same inputs, for each use_fast_accum -- fp32 sums
+    (promoted on Hopper) against cuBLASLt's default, the fast sum against its fast path. 5% slack:
+    the two round different partial sums. Tensor-wise with fp32 output, where the sums show; row-wise
+    with bf16, the output torch's row-wise path writes."""
+    torch = _torch_gpu()
+    out_dtype = getattr(torch, out_name)
+    M, N, K = 256, 512, 16384
+    a, wq, sa, sw = _case(torch, M, N, K, mode)
+    want = _reference(torch, a, wq, sa, sw, mode)
+    for fast in (False, True):
+        ours = _rel(tcgemm.scaled_matmul(a, wq.T, sa, sw, out_dtype=out_dtype, use_fast_accum=fast), want)
+        try:
+            theirs = _rel(torch._scaled_mm(a, wq.T, sa, sw, out_dtype=out_dtype, use_fast_accum=fast), want)
+        except RuntimeError as exc:  # a torch build without this combination: nothing to compare with
+            pytest.skip(f"torch._scaled_mm ({mode}, {out_name}, use_fast_accum={fast}): {exc}")
+        assert ours <= 1.05 * theirs, (mode, fast, ours, theirs)
 
 
 def test_scaled_matmul_custom_op():
     torch = _torch_gpu()
     import tcgemm.torch as tt
     a, wq, sa, sw = _case(torch, 33, 129, 256, "tensor")
-    y = tt.scaled_matmul(a, wq.T, sa, sw, out_dtype=torch.float32)
-    assert y.dtype == torch.float32 and _rel(y, _reference(torch, a, wq, sa, sw, "tensor")) <= BOUND["float32"]
+    for fast in (False, True):
+        y = tt.scaled_matmul(a, wq.T, sa, sw, out_dtype=torch.float32, use_fast_accum=fast)
+        assert y.dtype == torch.float32 and _rel(y, _reference(torch, a, wq, sa, sw, "tensor")) <= BOUND["float32"]
 
 
 def test_scaled_matmul_launch_through_the_call_path(monkeypatch):
@@ -635,6 +680,7 @@ def test_scaled_matmul_launch_through_the_call_path(monkeypatch):
     assert (y.rows, y.cols) == (M, N)
     (plan,) = rec.plans
     assert plan[1:4] == (M, N, K) and plan[4] == E4M3 and plan[5] == _core.Layout.TN
+    assert plan[6] == _core.Accum.f32  # use_fast_accum=False, torch's default: fp32 sums
     assert plan[-1] == dict(dtype_b=E5M2, dtype_c=_core.DType.float32, scale_mode=_core.ScaleMode.block)
     (run,) = rec.runs
     assert (run.a, run.b, run.lda, run.ldb, run.stream) == (1 << 21, 1 << 22, K, 400, fake_device.FakeAdapter.STREAM)
@@ -642,6 +688,8 @@ def test_scaled_matmul_launch_through_the_call_path(monkeypatch):
             run.scale_b_stride_k) == (1 << 23, 1 << 24, 1, 8, 3, 1)
     tcgemm.scaled_matmul(a, b, sa, sb, out_dtype="float32")
     assert len(rec.plans) == 1 and len(rec.runs) == 2
+    tcgemm.scaled_matmul(a, b, sa, sb, out_dtype="float32", use_fast_accum=True)  # planned apart
+    assert len(rec.plans) == 2 and rec.plans[1][6] == _core.Accum.fast and len(rec.runs) == 3
     with pytest.raises(ValueError, match="NN layout"):
         tcgemm.scaled_matmul(a, T((K, N), "float8_e4m3fn"), sa, sb, out_dtype="float32")
-    assert len(rec.runs) == 2
+    assert len(rec.runs) == 3

@@ -76,6 +76,11 @@ def main(argv=None) -> int:
     p.add_argument("--fp8-kernels", choices=["auto", "all"], default="auto",
                    help="with --fp8: time auto only (the squares also time each Hopper entry), or every Hopper "
                         "FP8 entry of the mode on every part")
+    p.add_argument("--fp8-sums", nargs="*", choices=["fast", "f32"],
+                   help="with --fp8: the sums auto runs with for tensor-wise and row-wise scales (fast: "
+                        "use_fast_accum=True; default both); block scales always promote")
+    p.add_argument("--fp8-modes", nargs="*", choices=["tensor", "rowwise", "block"],
+                   help="with --fp8: which scale modes (default all)")
     args = p.parse_args(argv)
     if args.user_path:
         from . import user

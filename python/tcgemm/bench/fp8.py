@@ -3,9 +3,11 @@
     python -m tcgemm bench --fp8 [--fp8-parts squares random llm decode deepgemm] [--fp8-kernels all]
                                --json r.json --md r.md
 
-Every row is one shape, one scale mode and one tcgemm kernel (``auto``, and on
+Every row is one shape, one scale mode, one tcgemm kernel (``auto``, and on
 the squares each Hopper entry of the mode; ``--fp8-kernels all``: on every
-part), output bf16, operands e4m3 quantized from uniform(-1, 1) data by
+part) and one way of summing (``accumulate``: ``fast``, torch's
+``use_fast_accum=True``, or ``f32``; ``auto`` runs both for tensor-wise and
+row-wise scales, a named entry the one it keeps), output bf16, operands e4m3 quantized from uniform(-1, 1) data by
 ``tcgemm.quantize_fp8`` (``x @ w.T``: the weight N x K, the TN layout FP8
 wgmma takes). Timed in GPU time (each chunk of calls queued behind a spin
 kernel, inputs rotated past the L2), in alternating rounds with, in the same
@@ -55,7 +57,7 @@ ADA = ["sm89.fp8_mma_8w.s4", "sm89.fp8_mma.s3"]
 # The Hopper entries of each scale mode, timed beside auto on the squares (and on every part with
 # --fp8-kernels all): where auto's FP8 rules (sm90/heuristics.cpp) come from.
 _TENSOR_ROW = ["sm90.ws_fp8", "sm90.ws_fp8.mcast", "sm90.ws_fp8.wide", "sm90.ws_fp8.pingpong", "sm90.ws_fp8.dsmem",
-               "sm90.ws_fp8.swap"]
+               "sm90.ws_fp8.swap", "sm90.ws_fp8.promoted", "sm90.ws_fp8.promoted.dsmem"]
 HOPPER = {"tensor": _TENSOR_ROW, "rowwise": _TENSOR_ROW, "block": ["sm90.ws_fp8.block", "sm90.ws_fp8.block.dsmem"]}
 
 
@@ -65,36 +67,58 @@ def random_shapes(seed, count=8):
     return [tuple(int(v) for v in rng.integers(16, 513, size=3) * 16) for _ in range(count)]
 
 
-def jobs(parts, seeds, every=False):
-    """-> [(part, seed or None, M, N, K, modes, kernels)]: what each part times. every: each Hopper
-    entry of the mode (HOPPER) beside auto on every part, not only the squares."""
+def sums_fast(kernel):
+    """Whether a named entry keeps the fast sum (use_fast_accum=True): the Hopper entries that do not
+    promote. The promoting ones, block scales and Ada sum in fp32."""
+    return kernel.startswith("sm90.") and "block" not in kernel and "promoted" not in kernel
+
+
+def jobs(parts, seeds, every=False, sums=("fast", "f32"), modes=("tensor", "rowwise", "block")):
+    """-> [(part, seed or None, M, N, K, mode, kernel, fast)]: what each part times. every: each Hopper
+    entry of the mode (HOPPER) beside auto on every part, not only the squares. auto runs each of
+    `sums` (fast: use_fast_accum=True, f32: False) for tensor-wise and row-wise scales; block scales
+    always promote. modes: the scale modes timed."""
+    for s in sums:
+        if s not in ("fast", "f32"):
+            raise ValueError(f"unknown FP8 sum '{s}' (fast or f32)")
     out = []
 
     def kernels(mode):
         return ["auto"] + (HOPPER[mode] if every else [])
 
+    def runs(part, seed, M, N, K, mode, ks):
+        if mode not in modes:
+            return
+        for k in ks:
+            if k == "auto" and mode != "block":
+                out.extend((part, seed, M, N, K, mode, k, s == "fast") for s in sums)
+            else:
+                out.append((part, seed, M, N, K, mode, k, sums_fast(k)))
+
     for part in parts:
         if part == "squares":
             for s in SQUARES:
                 for mode in ("tensor", "rowwise", "block"):
-                    ks = ["auto"] + HOPPER[mode] + (ADA if mode != "block" and s <= 8192 else [])
-                    out += [(part, None, s, s, s, mode, k) for k in ks]
+                    runs(part, None, s, s, s, mode, ["auto"] + HOPPER[mode] + (ADA if mode != "block" and s <= 8192
+                                                                               else []))
         elif part == "random":
             for seed in seeds:
                 for M, N, K in random_shapes(seed):
-                    out += [(part, seed, M, N, K, mode, k) for mode in ("tensor", "rowwise") for k in kernels(mode)]
+                    for mode in ("tensor", "rowwise"):
+                        runs(part, seed, M, N, K, mode, kernels(mode))
         elif part == "llm":
             for N, K in LLM_WEIGHTS:
                 for M in LLM_M:
-                    out += [(part, None, M, N, K, mode, k) for mode in ("tensor", "rowwise", "block")
-                            for k in kernels(mode)]
+                    for mode in ("tensor", "rowwise", "block"):
+                        runs(part, None, M, N, K, mode, kernels(mode))
         elif part == "decode":
             for N, K in DECODE_WEIGHTS:
                 for M in DECODE_M:
-                    out += [(part, None, M, N, K, mode, k) for mode in ("rowwise", "block") for k in kernels(mode)]
+                    for mode in ("rowwise", "block"):
+                        runs(part, None, M, N, K, mode, kernels(mode))
         elif part == "deepgemm":
             for (M, N, K) in DEEPGEMM_H800:
-                out += [(part, None, M, N, K, "block", k) for k in kernels("block")]
+                runs(part, None, M, N, K, "block", kernels("block"))
         else:
             raise ValueError(f"unknown FP8 part '{part}' (one of {', '.join(PARTS)})")
     return out
@@ -170,7 +194,8 @@ def d2d_bandwidth(torch, nbytes=1 << 30, reps=5):
     return 2 * nbytes / (float(np.median(ts)) * 1e-3) / 1e9
 
 
-def run_fp8(parts=PARTS, seeds=(51, 52), rounds=4, progress=True, bf16_baseline=True, every=False):
+def run_fp8(parts=PARTS, seeds=(51, 52), rounds=4, progress=True, bf16_baseline=True, every=False,
+            sums=("fast", "f32"), modes=("tensor", "rowwise", "block")):
     import torch
 
     from .. import matmul, scaled_matmul
@@ -179,7 +204,7 @@ def run_fp8(parts=PARTS, seeds=(51, 52), rounds=4, progress=True, bf16_baseline=
     bw = d2d_bandwidth(torch)
     rows = []
     cache = {}
-    for part, seed, M, N, K, mode, kernel in jobs(parts, seeds, every):
+    for part, seed, M, N, K, mode, kernel, fast in jobs(parts, seeds, every, sums, modes):
         key = (M, N, K, mode)
         if key not in cache:
             cache.clear()
@@ -188,12 +213,13 @@ def run_fp8(parts=PARTS, seeds=(51, 52), rounds=4, progress=True, bf16_baseline=
         ops = cache[key]
         sets = ops.sets
         flops = 2.0 * M * N * K
-        row = dict(part=part, M=M, N=N, K=K, mode=mode, kernel=kernel, out_dtype="bf16")
+        row = dict(part=part, M=M, N=N, K=K, mode=mode, kernel=kernel, accumulate="fast" if fast else "f32",
+                   out_dtype="bf16")
         if seed is not None:
             row["seed"] = seed
 
         def ours(a, b, sa, sb, out):
-            scaled_matmul(a, b, sa, sb, out_dtype=torch.bfloat16, out=out, kernel=kernel)
+            scaled_matmul(a, b, sa, sb, out_dtype=torch.bfloat16, out=out, kernel=kernel, use_fast_accum=fast)
 
         fns = {"tcgemm": (ours, sets)}  # name -> (call, its rotation of argument sets)
         if mode != "block":
@@ -201,7 +227,7 @@ def run_fp8(parts=PARTS, seeds=(51, 52), rounds=4, progress=True, bf16_baseline=
                 fns[name] = ((lambda f: lambda a, b, sa, sb, out: torch._scaled_mm(
                     a, b, sa, sb, out_dtype=torch.bfloat16, use_fast_accum=f))(fast), sets)
         bf = None
-        if bf16_baseline and mode == "tensor" and kernel == "auto":
+        if bf16_baseline and mode == "tensor" and kernel == "auto" and (fast or "fast" not in sums):
             bf = [(a.to(torch.bfloat16), b.t().to(torch.bfloat16)) for a, b, *_ in sets]  # x, w (N x K)
             fns["bf16"] = (lambda x, w: matmul(x, w.T), bf)
         # Correctness first: a poisoned output, then each side's error on the same inputs.
@@ -256,7 +282,7 @@ def run_fp8(parts=PARTS, seeds=(51, 52), rounds=4, progress=True, bf16_baseline=
 
 
 def log_line(r):
-    s = f"{r['part']} {r['M']}x{r['N']}x{r['K']} {r['mode']} {r['kernel']}: "
+    s = f"{r['part']} {r['M']}x{r['N']}x{r['K']} {r['mode']} {r['kernel']} ({r.get('accumulate', 'f32')}): "
     if "tflops" not in r:
         return s + r.get("status", "")
     s += f"{r['tflops']:.0f} TFLOPS, err {r['err']:.2e}"
@@ -271,12 +297,16 @@ def log_line(r):
 
 
 def summary(rows):
-    """Geomeans per part and mode: tcgemm against torch._scaled_mm (fast and default accumulation)."""
+    """Geomeans per part, mode, kernel and sum: tcgemm against torch._scaled_mm (fast and default
+    accumulation; a fast row's pair is torch's fast, an f32 row's torch's default)."""
     out = []
-    keys = sorted({(r["part"], r["mode"], r["kernel"]) for r in rows if "tflops" in r})
-    for part, mode, kernel in keys:
-        sel = [r for r in rows if (r["part"], r["mode"], r["kernel"]) == (part, mode, kernel) and "tflops" in r]
-        d = dict(part=part, mode=mode, kernel=kernel, rows=len(sel))
+
+    def key(r):
+        return r["part"], r["mode"], r["kernel"], r.get("accumulate", "f32")
+
+    for part, mode, kernel, acc in sorted({key(r) for r in rows if "tflops" in r}):
+        sel = [r for r in rows if key(r) == (part, mode, kernel, acc) and "tflops" in r]
+        d = dict(part=part, mode=mode, kernel=kernel, accumulate=acc, rows=len(sel))
         for name in ("fast", "default"):
             v = [r[f"vs_torch_{name}"] for r in sel if f"vs_torch_{name}" in r]
             if v:
@@ -310,22 +340,26 @@ def to_markdown(res) -> str:
               "buffers; a ratio above 1 means tcgemm is faster",
               "- err: relative Frobenius error against a float64 reference of the dequantized inputs (up to 256 rows)",
               "", "## Summary", "",
-              "| part | mode | kernel | rows | vs _scaled_mm fast (geomean, worst) | vs default (geomean, worst) | "
-              "FP8 / bf16 | of memory bound |", "|---|---|---|---:|---:|---:|---:|---:|"]
+              "- sums: fast = use_fast_accum=True (FP8 wgmma's accumulator over the whole K), f32 = False (fp32 "
+              "sums: promoted on Hopper); compare a fast row with _scaled_mm fast, an f32 row with default",
+              "", "| part | mode | kernel | sums | rows | vs _scaled_mm fast (geomean, worst) | vs default (geomean, worst) "
+              "| FP8 / bf16 | of memory bound |", "|---|---|---|---|---:|---:|---:|---:|---:|"]
     for d in res["summary"]:
         def pair(name):
             g = d.get(f"vs_torch_{name}_geomean")
             return "" if g is None else f"{g:.3f}x, {d[f'vs_torch_{name}_worst']:.3f}x"
-        lines.append(f"| {d['part']} | {d['mode']} | {d['kernel']} | {d['rows']} | {pair('fast')} | {pair('default')} | "
+        lines.append(f"| {d['part']} | {d['mode']} | {d['kernel']} | {d['accumulate']} | {d['rows']} | {pair('fast')} | "
+                     f"{pair('default')} | "
                      f"{_f(d.get('speedup_over_bf16_geomean'), '.2f')} | {_f(d.get('of_bound_geomean'), '.2f')} |")
     lines += ["", "## Rows", "",
-              "| part | shape (MxNxK) | mode | kernel | TFLOPS | ms | err | vs fast | fast err | vs default | "
+              "| part | shape (MxNxK) | mode | kernel | sums | TFLOPS | ms | err | vs fast | fast err | vs default | "
               "default err | FP8 / bf16 | DeepGEMM H800 TFLOPS | of memory bound | status |",
-              "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+              "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for r in res["rows"]:
         shape = (f"s{r['seed']}: " if "seed" in r else "") + f"{r['M']}x{r['N']}x{r['K']}"
         lines.append(
-            f"| {r['part']} | {shape} | {r['mode']} | {r['kernel']} | {_f(r.get('tflops'), '.0f')} | "
+            f"| {r['part']} | {shape} | {r['mode']} | {r['kernel']} | {r.get('accumulate', 'f32')} | "
+            f"{_f(r.get('tflops'), '.0f')} | "
             f"{_f(r.get('median_ms'), '.4f')} | {_f(r.get('err'), '.2e')} | {_f(r.get('vs_torch_fast'), '.3f')} | "
             f"{_f(r.get('torch_fast_err'), '.2e')} | {_f(r.get('vs_torch_default'), '.3f')} | "
             f"{_f(r.get('torch_default_err'), '.2e')} | {_f(r.get('speedup_over_bf16'), '.2f')} | "
@@ -342,7 +376,9 @@ def main(args) -> int:
 
     parts = args.fp8_parts or list(PARTS)
     rows, extra = run_fp8(parts, seeds=args.seed or (51, 52), rounds=max(1, args.paired or 4),
-                          every=getattr(args, "fp8_kernels", "auto") == "all")
+                          every=getattr(args, "fp8_kernels", "auto") == "all",
+                          sums=getattr(args, "fp8_sums", None) or ("fast", "f32"),
+                          modes=getattr(args, "fp8_modes", None) or ("tensor", "rowwise", "block"))
     res = {"environment": environment(backend_for()), "rows": rows, "summary": summary(rows), **extra}
     if args.json:
         with open(args.json, "w") as f:
