@@ -61,8 +61,13 @@ std::vector<KernelInfo> sm89_kernels() {
        128, 256, 64, kScaledTensor | kScaledRow},
   };
   const unsigned fp8_dtypes = bit(DType::e4m3) | bit(DType::e5m2);
-  // mma.sync's FP8 forms add into fp32 accumulators, so these sum in fp32
-  // and serve a caller who allows the fast sum (Accum::fast) as well.
+  // On sm_90a, where they have run, the FP8 products go through fp16 MMAs
+  // into fp32 accumulators: fp32 sums, which serve a caller allowing the
+  // fast sum (Accum::fast) too. On sm_89 (not run) FP8 mma.sync adds at the
+  // instruction's own precision, and CUTLASS stages those sums into fresh
+  // accumulators by default (gemm/threadblock/mma_multistage.h,
+  // kStagedAccumulation); these kernels do so with block scales only
+  // (docs/fp8.md, "Ada").
   const unsigned fp8_accums = bit(Accum::f32) | bit(Accum::fast);
   const unsigned fp8_out = bit(DType::bf16) | bit(DType::f16) | bit(DType::f32);
   auto add_fp8 = [&](const char* name, const Fp8Step& s, int stages, LaunchFn fn) {
