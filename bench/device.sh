@@ -13,6 +13,8 @@
 #                    caller sets it, e.g. TCGEMM_TEST_EXHAUSTIVE=0 for the default representative set)
 #   sanitize=KERNEL  compute-sanitizer's four tools over the kernels matching KERNEL (tests/sanitize.sh)
 #   sass             the sm_100a SASS counts check (tests/sass/check_sass.py)
+#   cutlass=ARGS     the Ada family beside CUTLASS's mma.sync kernels (bench/cutlass/run.sh ARGS: builds
+#                    build-cutlass/ for 90a; TCGEMM_CUTLASS_DIR names the CUTLASS tree the caller brought)
 #   bench=ARGS       python -m tcgemm bench ARGS (add --json $OUT/x.json --md $OUT/x.md to keep results)
 #   user=ARGS        python -m tcgemm bench --user-path ARGS
 #   profile=ARGS     bench/profile_calls.py ARGS: each call's kernels and their GPU time, tcgemm
@@ -94,6 +96,13 @@ for step in "$@"; do
       say "$(el) $name $arg: rc=$rc"
       [ $rc -ne 0 ] && tail -5 "$log"
       grep -E "^(overhead|torch_|graph|numpy|host<->device)" "$log" | head -80 ;;
+    cutlass)
+      words "$arg"
+      timeout $limit bash bench/cutlass/run.sh "${words[@]}" > "$log" 2>&1
+      rc=$?  # before $(el) below, which would reset it
+      say "$(el) cutlass $arg: rc=$rc"
+      [ $rc -ne 0 ] && tail -20 "$log"
+      grep -E "^\| [0-9]" "$log" | head -40 ;;
     profile)
       words "$arg"
       timeout $limit python3 bench/profile_calls.py "${words[@]}" > "$log" 2>&1

@@ -361,6 +361,10 @@ def test_regenerate_parts_name_their_files_and_fit_the_device_limit(tmp_path):
     assert files["fp8"] == "h200_fp8.json" and "--fp8" in steps("fp8")[1]
     assert files["fp8_entries"] == "h200_fp8_entries.json" and "--fp8-kernels all" in steps("fp8_entries")[1]
     assert files["fp8_f32"] == "h200_fp8_f32.json" and "--fp8-sums f32" in steps("fp8_f32")[1]
+    # The CUTLASS comparison builds its own tree (bench/cutlass/run.sh): no package build before it.
+    cut = steps("ada_cutlass")
+    assert cut[0] == "timeout=540" and cut[1].startswith("cutlass=") and len(cut) == 2
+    assert re.search(r"--json \S+/h200_ada_cutlass.json --md \S+/h200_ada_cutlass.md", cut[1])
     assert "--fp8-sums fast" in steps("fp8")[1]
     assert len(set(files.values())) == len(files) and len(files) - 3 <= 8
     assert re.search(r"--json \S+/h100_squares.json", " ".join(steps("squares", gpu="h100")))

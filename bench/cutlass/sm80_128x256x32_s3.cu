@@ -1,0 +1,4 @@
+// CUTLASS SM80 128x256x32, 3 stages, warps of 64x64x32 (cutlass_kernels.cuh).
+#include "cutlass_kernels.cuh"
+
+CUTLASS_BENCH_SM80(128, 256, 32, 64, 64, 32, 3)
