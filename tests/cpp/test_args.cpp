@@ -375,7 +375,8 @@ int main() {
         CHECK(k != nullptr && check_supports(*k, a).ok());
         CHECK(k != nullptr && check_supports(*k, exact).message.find("fp32 accumulation") != std::string::npos);
       }
-      for (const char* name : {"sm90.ws_fp8.promoted", "sm90.ws_fp8.promoted.dsmem", "sm89.fp8_mma.s3", "sm89.fp8_mma_8w.s4"}) {
+      for (const char* name : {"sm90.ws_fp8.promoted", "sm90.ws_fp8.promoted.dsmem", "sm90.ws_fp8.promoted.overlap",
+                               "sm89.fp8_mma.s3", "sm89.fp8_mma_8w.s4"}) {
         SCOPED_CASE("%s", name);
         const KernelInfo* k = find_kernel(name);
         CHECK(k != nullptr && check_supports(*k, a).ok() && check_supports(*k, exact).ok());
@@ -384,7 +385,7 @@ int main() {
         h.accum = Accum::f16;
         CHECK(k != nullptr && check_supports(*k, h).message.find("accumulate='f16'") != std::string::npos);
       }
-      for (const char* name : {"sm90.ws_fp8.block", "sm90.ws_fp8.block.dsmem"}) {
+      for (const char* name : {"sm90.ws_fp8.block", "sm90.ws_fp8.block.dsmem", "sm90.ws_fp8.block.overlap"}) {
         SCOPED_CASE("%s", name);
         GemmArgs b = block;
         b.accum = Accum::f32;

@@ -201,20 +201,23 @@ def _res_usage_by_kernel(member, tmp_path):
 # Each Hopper FP8 entry's object file: its wgmma widths, the stack it may use (8 bytes where 2-CTA
 # clusters multicast B: the producer keeps one word there across a tile, as ws_mcast's 16-bit producer
 # does, with 40 registers after setmaxnreg.dec), its kernels (three operand pairs x bf16, fp16, fp32
-# output; 16-bit output only: six; the swap: x 4 widths x 2 weight-tile heights) and wgmmas per 128-K
-# stage (four k32 steps per m64 row block; ping-pong's consumer owns two blocks).
+# output; 16-bit output only: six; the swap: x 4 widths x 2 weight-tile heights) and the wgmmas in its
+# code (four k32 steps per m64 row block per place a stage is issued: ping-pong's consumer owns two
+# blocks; the overlapped promotion issues from three places, its loop unrolled by two).
 _SM90_FP8 = {"ws_fp8.cu.o": ({128}, 0, 9, 4), "ws_fp8_block.cu.o": ({128}, 0, 9, 4),
              "ws_fp8_mcast.cu.o": ({128}, 8, 9, 4), "ws_fp8_wide.cu.o": ({256}, 8, 9, 4),
              "ws_fp8_dsmem.cu.o": ({128}, 0, 9, 4), "ws_fp8_block_dsmem.cu.o": ({128}, 0, 9, 4),
              "ws_fp8_pingpong.cu.o": ({128}, 0, 6, 8), "ws_fp8_swap.cu.o": ({16, 32, 64, 128}, 0, 48, 4),
-             "ws_fp8_promoted.cu.o": ({128}, 0, 9, 4), "ws_fp8_promoted_dsmem.cu.o": ({128}, 0, 9, 4)}
+             "ws_fp8_promoted.cu.o": ({128}, 0, 9, 4), "ws_fp8_promoted_dsmem.cu.o": ({128}, 0, 9, 4),
+             "ws_fp8_promoted_overlap.cu.o": ({128}, 0, 9, 12), "ws_fp8_block_overlap.cu.o": ({128}, 0, 9, 12)}
 
 
 # The entries that promote (fp32 accumulation): each 128-K stage's first wgmma starts a fresh sum
-# (scale-d = 0: QGMMA ... RZ, !UPT) that is added into fp32 registers; the others accumulate in the
-# wgmma's registers over the whole K and start none fresh (their accumulators are zeroed once).
+# (scale-d = 0: QGMMA ... RZ, !UPT; one per place a stage is issued) that is added into fp32
+# registers; the others accumulate in the wgmma's registers over the whole K and start none fresh
+# (their accumulators are zeroed once).
 _SM90_FP8_PROMOTING = {"ws_fp8_block.cu.o", "ws_fp8_block_dsmem.cu.o", "ws_fp8_promoted.cu.o",
-                       "ws_fp8_promoted_dsmem.cu.o"}
+                       "ws_fp8_promoted_dsmem.cu.o", "ws_fp8_promoted_overlap.cu.o", "ws_fp8_block_overlap.cu.o"}
 
 
 @pytest.mark.parametrize("member", sorted(_SM90_FP8))
@@ -224,7 +227,7 @@ def test_sm90_fp8_kernels_hold_fp8_wgmma_and_no_local_memory(member, tmp_path):
     and keep every value in registers (LOCAL:0; STACK:0, or with multicast clusters at most the
     producer's 8 bytes). What the compiler emitted: tests/cpp/test_gpu_fp8.cpp runs them
     (docs/fp8.md)."""
-    widths, stack_bytes, count, per_stage = _SM90_FP8[member]
+    widths, stack_bytes, count, in_code = _SM90_FP8[member]
     sass = _member_sass(member, tmp_path)
     kernels = _ops_by_kernel(sass, "ws_scaled_kernel")
     assert len(kernels) == count, sorted(kernels)
@@ -234,13 +237,18 @@ def test_sm90_fp8_kernels_hold_fp8_wgmma_and_no_local_memory(member, tmp_path):
         pair = next(v for k, v in pairs.items() if k in name)
         seen.add(pair)
         mma = [o for o in ops if "GMMA" in o]
-        assert len(mma) == per_stage, (name, mma)
+        assert len(mma) == in_code, (name, mma)
         kernel_widths = {int(o.split("x")[1]) for o in mma}
         assert len(kernel_widths) == 1 and kernel_widths <= widths, (name, mma)
         seen_widths |= kernel_widths
         assert all(o.startswith(f"QGMMA.64x{min(kernel_widths)}x32.F32.{pair} ") for o in mma), (name, mma)
         fresh = [o for o in mma if "RZ, !UPT" in o]
-        assert len(fresh) == (1 if member in _SM90_FP8_PROMOTING else 0), (name, mma)
+        assert len(fresh) == (len(mma) // 4 if member in _SM90_FP8_PROMOTING else 0), (name, mma)
+        if "overlap" in member:
+            # One group left in flight while the other sum is added: a wait down to 1 pending group
+            # after each of the loop's two issues (the others wait for none: WARPGROUP.DEPBAR.LE gsb0, 0x0).
+            waits = [o for o in ops if o.startswith("WARPGROUP.DEPBAR.LE gsb0")]
+            assert sum(o.endswith("0x1") for o in waits) == 2, (name, waits)
     assert seen == set(pairs.values()) and seen_widths == widths
     res = _res_usage_by_kernel(member, tmp_path)
     for name in kernels:

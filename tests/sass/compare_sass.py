@@ -56,7 +56,7 @@ ENUMS = {
     "operands": ("as_given", "swapped"),
     "fp8": ("none", "e4m3_e4m3", "e4m3_e5m2", "e5m2_e4m3"),
     "scaling": ("none", "epilogue", "block"),
-    "promotion": ("none", "per_block"),
+    "promotion": ("none", "per_block", "overlapped"),
 }
 
 

@@ -133,6 +133,16 @@ std::vector<KernelInfo> sm90_kernels() {
       {"sm90.ws_fp8.promoted.dsmem", "sm90", "ws_fp8.dsmem with fp32 accumulation (each slice promoted as it goes)",
        90, fp8, bit(Layout::TN), promoted, 128, 128, 128, 5, TCGEMM_FN(launch_ws_fp8_promoted_dsmem), sass,
        kEpilogue | kScaledTensor | kScaledRow, nullptr, fp8_out},
+      {"sm90.ws_fp8.promoted.overlap", "sm90",
+       "ws_fp8.promoted with the promotion under the consumer's own wgmmas: two fresh sums take turns, a block's "
+       "added while the next block's wgmmas run; compiled, not run",
+       90, fp8, bit(Layout::TN), promoted, 128, 128, 128, 6, TCGEMM_FN(launch_ws_fp8_promoted_overlap), sass,
+       kEpilogue | kScaledTensor | kScaledRow, nullptr, fp8_out},
+      {"sm90.ws_fp8.block.overlap", "sm90",
+       "ws_fp8.block with the promotion under the consumer's own wgmmas: two fresh sums take turns, a block's "
+       "scaled and added while the next block's wgmmas run; compiled, not run",
+       90, fp8, bit(Layout::TN), promoted, 128, 128, 128, 6, TCGEMM_FN(launch_ws_fp8_block_overlap), sass,
+       kEpilogue | kScaledBlock, nullptr, fp8_out},
   };
 #undef TCGEMM_FN
   return v;

@@ -60,8 +60,9 @@ enum class Scaling {
 // 3.3.2), so over a deep K its own accumulator drifts; block scales always
 // promote (their factor changes every 128-K block).
 enum class Promotion {
-  none,       // wgmma's accumulator over the tile's whole K (Accum::fast, use_fast_accum=True)
-  per_block,  // each 128-K block's wgmmas start a fresh sum, added into fp32 registers (Accum::f32)
+  none,        // wgmma's accumulator over the tile's whole K (Accum::fast, use_fast_accum=True)
+  per_block,   // each 128-K block's wgmmas start a fresh sum, waited on, added into fp32 registers (Accum::f32)
+  overlapped,  // per_block with two sums taking turns: a block's sum is added while the next one's wgmmas run
 };
 
 struct WsConfig {
@@ -151,7 +152,8 @@ struct WsTraits {
   static constexpr int K_STAGE = FP8 ? 128 : BK;  // K elements per stage
   static constexpr bool EPILOGUE_SCALES = C.scaling == Scaling::epilogue;
   static constexpr bool BLOCK_SCALES = C.scaling == Scaling::block;
-  static constexpr bool PROMOTED = BLOCK_SCALES || C.promotion == Promotion::per_block;
+  static constexpr bool PROMOTED = BLOCK_SCALES || C.promotion != Promotion::none;
+  static constexpr bool OVERLAPPED = C.promotion == Promotion::overlapped;
   static_assert(FP8 == (C.scaling != Scaling::none), "FP8 configurations say where their scales go; 16-bit ones have none");
   static_assert(!FP8 || ((!SPLIT_K || CLUSTER_SPLIT) && !STREAM_K && CLUSTER_N == 1 &&
                          (BN == 128 || BN == 256 || (SWAP_AB && BN <= 128))),
@@ -164,8 +166,9 @@ struct WsTraits {
   // that store through it take bf16 / fp16 output only (launch_ws_scaled_out).
   static_assert(!FP8 || !TMA_STORE || EPILOGUE_SCALES, "FP8 with the TMA-store epilogue: tensor / row-wise scales");
   static_assert(!BLOCK_SCALES || BN == kScaleBlockSize, "block scales: a tile is one 128-column block of B's scales");
-  // A promoting consumer holds a block's fresh sum beside its accumulators:
-  // 2 x 64 fp32 registers per thread at n128, past 232 at n256.
+  // A promoting consumer holds a block's fresh sum beside its accumulators
+  // (overlapped: two): 2-3 x 64 fp32 registers per thread at n128, past 232
+  // at n256.
   static_assert(!PROMOTED || (FP8 && BN == 128 && !PINGPONG && !SWAP_AB),
                 "promotion: FP8, 128-wide tiles, cooperative consumers, operands as given");
   static_assert(SMEM <= 227 * 1024, "shared memory per block on sm_90 is 227 KB");
