@@ -58,7 +58,7 @@ P="--iters 30 --paired 4"
 # mma.sync ceiling is measured and recorded with them).
 H="sm90.tma_wgmma sm90.tma_wgmma_pipe.s4 sm90.ws sm90.ws_persistent sm90.ws_mcast sm90.ws_mcast.2x2 sm90.ws_pingpong"
 H="$H sm90.ws_splitk sm90.ws_splitk.n192 sm90.ws_mcast.n192 sm90.ws_splitk.swap sm90.ws_splitk.swap.dsmem"
-H="$H sm90.ws_splitk.dsmem sm90.ws_streamk auto"
+H="$H sm90.ws_splitk.dsmem sm90.ws_streamk sm90.ws_mcast.m256 auto"
 ADA="sm89.mma_spread.s3 sm89.mma_spread_8w.s3 sm89.mma_spread_8w_k32.s4"
 DECODE="sm90.ws_splitk sm90.ws_splitk.swap sm90.ws_splitk.swap.dsmem sm90.ws_splitk.dsmem sm90.ws_pingpong"
 DECODE="$DECODE sm90.ws_splitk.n192 auto"

@@ -323,6 +323,10 @@ def test_swap_cluster_split_tile_heights(kernel, layout, M, N, rng):
 TAIL = {256: [(2504, 1896, 2048, 1), (2567, 2000, 2777, 1), (1100, 1900, 2222, 2)],
         192: [(1086, 2696, 2777, 1), (1086, 2922, 2777, 1), (601, 2583, 2777, 2)],
         "sm90.ws_mcast.2x2": [(1086, 3148, 2777, 1), (2567, 2000, 2777, 1), (601, 2583, 2777, 2)]}
+# 256x128 tiles in 1x2 clusters (sm90.ws_mcast.m256; 58-66 clusters resident): 1377x2902 6x23 tiles
+# in 6x12 units, 2250x1847 9x15 in 9x8, a batch of 2 at 795x2058 (sched::choose_split_plan splits the
+# last unit rows of each at 58-66 workers).
+TAIL["sm90.ws_mcast.m256"] = [(1377, 2902, 2777, 1), (2250, 1847, 2777, 1), (795, 2058, 2777, 2)]
 TAIL["sm90.ws_splitk.swap"] = TAIL[256]  # NN runs ws_splitk (its tail); TN computes D^T, all partials
 TAIL["sm90.ws_splitk.swap.dsmem"] = TAIL[256]  # both layouts swapped: no partials at all (the cluster split)
 TAIL["sm90.ws_splitk.dsmem"] = TAIL[256]  # the cluster split on both layouts: no partials

@@ -48,7 +48,9 @@ _LABEL = re.compile(r"`\(([^)]*)\)")
 # The named fields of the warp-specialized configuration (sm90/ws_config.cuh),
 # in declaration order, and the enums' value names.
 FIELDS = ("tile_n", "stages", "consumers", "math", "cluster_m", "cluster_n", "schedule", "raster_group", "store",
-          "operands", "fp8", "scaling", "promotion")
+          "operands", "fp8", "scaling", "promotion", "m_blocks")
+# A field a name leaves out (the trailing ones, added later) reads as its default.
+DEFAULTS = {"m_blocks": 1}
 ENUMS = {
     "math": ("cooperative", "ping_pong"),
     "schedule": ("one_tile", "data_parallel", "split_k", "cluster_split", "stream_k"),
@@ -78,7 +80,8 @@ def _positional(args: list[str]) -> dict:
     return {"tile_n": int(bn), "stages": int(stages), "consumers": int(consumers),
             "math": "ping_pong" if b(pingpong) else "cooperative", "cluster_m": int(cm), "cluster_n": int(cn),
             "schedule": schedule, "raster_group": int(group), "store": "tma" if b(tma) else "direct",
-            "operands": "swapped" if b(swap) else "as_given", "fp8": "none", "scaling": "none", "promotion": "none"}
+            "operands": "swapped" if b(swap) else "as_given", "fp8": "none", "scaling": "none", "promotion": "none",
+            "m_blocks": 1}
 
 
 def _named(args: list[str]) -> dict:
@@ -86,7 +89,7 @@ def _named(args: list[str]) -> dict:
     zero-valued fields may be left out by the mangling) -> named fields."""
     out = {}
     for i, field in enumerate(FIELDS):
-        raw = args[i].strip() if i < len(args) else "0"
+        raw = args[i].strip() if i < len(args) else str(DEFAULTS.get(field, 0))
         m = re.fullmatch(r"(?:\([\w:]+\))?(-?\d+)", raw)
         assert m, (field, raw)
         n = int(m.group(1))

@@ -16,6 +16,8 @@ Status launch_ws_mcast(const GemmArgs& a);        // ws_mcast.cu
 Status workspace_ws_mcast(const GemmArgs& a, size_t* bytes);   // its split tail's partials
 Status launch_ws_mcast_2x2(const GemmArgs& a);    // ws_mcast_2x2.cu
 Status workspace_ws_mcast_2x2(const GemmArgs& a, size_t* bytes);
+Status launch_ws_mcast_m256(const GemmArgs& a);   // ws_mcast_m256.cu
+Status workspace_ws_mcast_m256(const GemmArgs& a, size_t* bytes);
 Status launch_ws_splitk(const GemmArgs& a);       // ws_splitk.cu
 Status workspace_ws_splitk(const GemmArgs& a, size_t* bytes);  // its split-K partials
 Status launch_ws_splitk_swap(const GemmArgs& a);  // ws_splitk_swap.cu

@@ -45,6 +45,11 @@ std::vector<KernelInfo> sm90_kernels() {
        "loads half of each operand)",
        90, dtypes, layouts, accums, 128, 256, 64, 4, TCGEMM_FN(launch_ws_mcast_2x2), sass, features | kSplitK,
        TCGEMM_FN(workspace_ws_mcast_2x2)},
+      {"sm90.ws_mcast.m256", "sm90",
+       "ws_mcast turned: 256x128 tiles (two m64 row blocks per consumer) in 1x2 clusters along N multicasting A, "
+       "the split tail; compiled, not run",
+       90, dtypes, layouts, accums, 256, 128, 64, 4, TCGEMM_FN(launch_ws_mcast_m256), sass, features | kSplitK,
+       TCGEMM_FN(workspace_ws_mcast_m256)},
       {"sm90.ws_splitk", "sm90",
        "ws_persistent + split-K: every tile when the tiles cannot fill the GPU (M <= 64: 64x256 tiles), only the "
        "last partial wave's tile rows otherwise (the split tail); fp32 partials summed in a fixed order "

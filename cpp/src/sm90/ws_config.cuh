@@ -18,7 +18,7 @@ namespace tcgemm::sm90 {
 
 // What the consumer warpgroups split between them.
 enum class Math {
-  cooperative,  // consumer cw computes rows cw*64 .. cw*64+63 of every tile
+  cooperative,  // consumer cw computes rows cw*64*m_blocks .. (cw+1)*64*m_blocks-1 of every tile
   ping_pong,    // each consumer computes alternate tiles whole (two m64 row blocks)
 };
 
@@ -83,6 +83,12 @@ struct WsConfig {
   Fp8 fp8 = Fp8::none;
   Scaling scaling = Scaling::none;
   Promotion promotion = Promotion::none;  // Scaling::block promotes whatever this says
+  // m64 row blocks per cooperative consumer: 2 makes a consumer's rows 128
+  // and the tile 256 x BN (cuBLAS's 256 x 128 tiles), its accumulators
+  // 2 x BN / 2 registers. Ping-pong consumers own two whatever this says.
+  // Last, so that the names of configurations without it read it as 1
+  // (tests/sass/compare_sass.py).
+  int m_blocks = 1;
 };
 
 // A configuration with another FP8 pair: the launch picks the pair of the
@@ -97,8 +103,8 @@ struct WsTraits {
   static constexpr WsConfig config = C;
   static constexpr int CONSUMERS = C.consumers;  // warpgroups
   static constexpr bool PINGPONG = C.math == Math::ping_pong;
-  static constexpr int M_BLOCKS = PINGPONG ? 2 : 1;  // m64 row blocks per consumer
-  static constexpr int BM = PINGPONG ? 64 * M_BLOCKS : 64 * CONSUMERS, BN = C.tile_n, STAGES = C.stages;
+  static constexpr int M_BLOCKS = PINGPONG ? 2 : C.m_blocks;  // m64 row blocks per consumer
+  static constexpr int BM = PINGPONG ? 64 * M_BLOCKS : 64 * M_BLOCKS * CONSUMERS, BN = C.tile_n, STAGES = C.stages;
   static constexpr int CLUSTER = C.cluster_m;
   static constexpr int CLUSTER_N = C.cluster_n;
   static constexpr int CTAS = CLUSTER * CLUSTER_N;
@@ -185,6 +191,10 @@ struct WsTraits {
                 "stream-K: cooperative consumers, no cluster, the TMA-store epilogue for finished tiles");
   static_assert(!PINGPONG || (CONSUMERS == 2 && PERSISTENT && CTAS == 1 && TMA_STORE && !SPLIT_K),
                 "ping-pong: two consumers of a persistent, cluster-less, TMA-store kernel");
+  static_assert(C.m_blocks == 1 || (C.m_blocks == 2 && !PINGPONG && !FP8 && !CLUSTER_SPLIT && !SWAP_AB && !STREAM_K &&
+                                    M_BLOCKS * BN <= 256),
+                "two row blocks per consumer: 16-bit, cooperative, whole tiles or the split tail, at most 128 "
+                "accumulator registers a thread");
 };
 
 }  // namespace tcgemm::sm90
