@@ -20,6 +20,8 @@
 # fp8         h200_fp8                   scaled_matmul beside torch._scaled_mm ~4 min   390 s
 # fp8_f32     h200_fp8_f32               the same, fp32 sums (use_fast_accum=False) ~3 min 300 s
 # fp8_entries h200_fp8_entries           every Hopper FP8 entry, tuning seeds ~5 min     390 s
+# fp8_deepgemm h200_fp8_deepgemm        block scales beside DeepGEMM run    ~4 min     390 s
+#                                        here (deep_gemm importable: the sgl-deep-gemm wheel)
 # ada_cutlass h200_ada_cutlass           the Ada family beside CUTLASS's     ~5 min     540 s
 #                                        mma.sync kernels (TCGEMM_CUTLASS_DIR: a CUTLASS tree)
 #
@@ -27,7 +29,8 @@
 # below, whose limits, a build's included, add up to under 10 minutes
 # (docs/benchmarking.md, "Regenerating the results"):
 #   build squares | build random decode | build llm | build ragged split_tail | build features user_path
-#   | build fp8 | build fp8_f32 | build fp8_entries | ada_cutlass (its own build, bench/cutlass/run.sh)
+#   | build fp8 | build fp8_f32 | build fp8_entries | build fp8_deepgemm
+#   | ada_cutlass (its own build, bench/cutlass/run.sh)
 # (on a machine already built, `build` can be left out: it rebuilds).
 # A part whose build is missing builds first. RESULTS defaults to
 # bench/results; OUT (device.sh's logs, run.log) to a new temporary folder.
@@ -73,9 +76,9 @@ out() {
 }
 
 parts=("$@")
-[ ${#parts[@]} -eq 0 ] && { sed -n '2,36p' "$0"; exit 2; }
+[ ${#parts[@]} -eq 0 ] && { sed -n '2,39p' "$0"; exit 2; }
 [ "${parts[*]}" = all ] && parts=(build squares random ragged decode llm split_tail features user_path fp8 fp8_f32
-                                  fp8_entries)
+                                  fp8_entries fp8_deepgemm)
 steps=()
 built=no
 python3 -c "import tcgemm, sys; sys.exit('90a' not in tcgemm.build_info()['archs'])" 2>/dev/null && built=yes
@@ -103,8 +106,10 @@ $(out ${G}_split_tail)") ;;
     # auto's FP8 rules (sm90/heuristics.cpp) rest on this one: seeds apart from fp8's.
     fp8_entries) steps+=(timeout=390 "bench=--fp8 --fp8-kernels all --fp8-sums fast --seed 61 62 --paired 2 \
 --json $R/${G}_fp8_entries.json --md $R/${G}_fp8_entries.md") ;;
+    fp8_deepgemm) steps+=(timeout=390 "bench=--fp8 --fp8-modes block --fp8-parts deepgemm squares llm --fp8-deepgemm \
+--paired 3 --json $R/${G}_fp8_deepgemm.json --md $R/${G}_fp8_deepgemm.md") ;;
     ada_cutlass) steps+=(timeout=540 "cutlass=--json $R/${G}_ada_cutlass.json --md $R/${G}_ada_cutlass.md") ;;
-    *) echo "regenerate.sh: unknown part '$part'"; sed -n '2,36p' "$0"; exit 2 ;;
+    *) echo "regenerate.sh: unknown part '$part'"; sed -n '2,39p' "$0"; exit 2 ;;
   esac
 done
 echo "regenerate.sh: commit ${TCGEMM_COMMIT:-unknown} (dirty: ${TCGEMM_COMMIT_DIRTY:-unknown}), results in $R, logs in $OUT"

@@ -325,7 +325,7 @@ def test_commit_outside_a_checkout_comes_from_the_environment(tmp_path, monkeypa
 
 def test_regenerate_parts_name_their_files_and_fit_the_device_limit(tmp_path):
     """bench/regenerate.sh (DRY_RUN=1: the device.sh command line it would run): each part writes
-    its own file named for the GPU, the 16-bit set is at most 8 JSON files (and FP8's three), and each
+    its own file named for the GPU, the 16-bit set is at most 8 JSON files (and FP8's four), and each
     documented command's step limits (a build included, as on a fresh machine) add up to less than
     the device's 10 minutes."""
     import pathlib
@@ -350,7 +350,7 @@ def test_regenerate_parts_name_their_files_and_fit_the_device_limit(tmp_path):
 
     files = {}
     for part in ("squares", "random", "ragged", "decode", "llm", "split_tail", "features", "user_path", "fp8",
-                 "fp8_f32", "fp8_entries"):
+                 "fp8_f32", "fp8_entries", "fp8_deepgemm"):
         s = steps("build", part)
         assert s[:2] == ["timeout=200", "build=90a"] and s[2].startswith("timeout=")
         assert s[3].startswith(("bench=", "user=")) and len(s) == 4
@@ -365,12 +365,13 @@ def test_regenerate_parts_name_their_files_and_fit_the_device_limit(tmp_path):
     cut = steps("ada_cutlass")
     assert cut[0] == "timeout=540" and cut[1].startswith("cutlass=") and len(cut) == 2
     assert re.search(r"--json \S+/h200_ada_cutlass.json --md \S+/h200_ada_cutlass.md", cut[1])
-    assert "--fp8-sums fast" in steps("fp8")[1]
-    assert len(set(files.values())) == len(files) and len(files) - 3 <= 8
+    assert "--fp8-sums fast" in steps("fp8")[1] and "--fp8-deepgemm" in steps("fp8_deepgemm")[1]
+    assert len(set(files.values())) == len(files) and len(files) - 4 <= 8
     assert re.search(r"--json \S+/h100_squares.json", " ".join(steps("squares", gpu="h100")))
     assert "--seed 41 42 43" in " ".join(steps("random")) and "--layouts TN NN" in " ".join(steps("llm"))
     groups = (["build", "squares"], ["build", "random", "decode"], ["build", "llm"], ["build", "ragged", "split_tail"],
-              ["build", "features", "user_path"], ["build", "fp8"], ["build", "fp8_f32"], ["build", "fp8_entries"])
+              ["build", "features", "user_path"], ["build", "fp8"], ["build", "fp8_f32"], ["build", "fp8_entries"],
+              ["build", "fp8_deepgemm"])
     assert sorted(p for g in groups for p in g if p != "build") == sorted(files)  # every part in one command
     for group in groups:
         limits = [int(w.split("=")[1]) for w in steps(*group) if w.startswith("timeout=")]
@@ -429,4 +430,16 @@ def test_fp8_bench_jobs_summary_and_table():
     assert s[("decode", "block")]["of_bound_geomean"] == pytest.approx(0.8)
     md = fp8.to_markdown({"environment": {"gpu": "X"}, "d2d_gbps": 3000.0, "summary": fp8.summary(rows), "rows": rows})
     assert "| squares | tensor | auto | fast | 2 | 1.000x, 0.500x |" in md and "error: no" in md
+    # DeepGEMM timed in the run: its ratio per row and geomean, its version in the header.
+    dg_rows = [dict(part="deepgemm", M=64, N=2112, K=7168, mode="block", kernel="auto", accumulate="f32", tflops=200.0,
+                    median_ms=1.0, err=1e-3, deepgemm_ms=v, deepgemm_tflops=200.0 * v, vs_deepgemm=v,
+                    deepgemm_err=1e-3, deepgemm_h800_tflops=206) for v in (0.5, 2.0)]
+    d = fp8.summary(dg_rows)[0]
+    assert d["vs_deepgemm_geomean"] == pytest.approx(1.0) and d["vs_deepgemm_worst"] == 0.5
+    dg_md = fp8.to_markdown({"environment": {"gpu": "X"}, "d2d_gbps": 3000.0, "deepgemm": "2.1.0",
+                             "summary": fp8.summary(dg_rows), "rows": dg_rows})
+    assert "DeepGEMM (fp8_gemm_nt, timed beside the block rows): 2.1.0" in dg_md
+    assert "| deepgemm | block | auto | f32 | 2 |  |  |  |  | 1.000x, 0.500x |" in dg_md
+    assert "| 206 | 100 | 0.500 | 1.00e-03 |" in dg_md
+    assert "vs DeepGEMM 0.500x" in fp8.log_line(dg_rows[0])
     assert "0.80" in md and "3000 GB/s" in md

@@ -81,6 +81,9 @@ def main(argv=None) -> int:
                         "use_fast_accum=True; default both); block scales always promote")
     p.add_argument("--fp8-modes", nargs="*", choices=["tensor", "rowwise", "block"],
                    help="with --fp8: which scale modes (default all)")
+    p.add_argument("--fp8-deepgemm", action="store_true",
+                   help="with --fp8: also time DeepGEMM's fp8_gemm_nt beside the block-scaled auto rows, where the "
+                        "deep_gemm package imports (else each row says why not)")
     args = p.parse_args(argv)
     if args.user_path:
         from . import user

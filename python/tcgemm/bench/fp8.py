@@ -17,7 +17,11 @@ rounds and on the same buffers:
   in the tensor core's accumulator, as ``sm90.ws_fp8`` does) and ``False``
   (``default``: cuBLASLt's promoted sums) -- tensor-wise and row-wise modes;
   torch has no block mode;
-* ``tcgemm.matmul`` on the same shape in bf16 (the speed-up FP8 gives).
+* ``tcgemm.matmul`` on the same shape in bf16 (the speed-up FP8 gives);
+* with ``--fp8-deepgemm``, on block-scaled rows, DeepGEMM's ``fp8_gemm_nt`` where its package
+  imports (``deep_gemm``, e.g. the ``sgl-deep-gemm`` wheel): the same operands, its scale layout
+  prepared once per buffer set outside the timing (``transform_sf_into_required_layout``), its JIT
+  compile inside the warm-up.
 
 Each row also records the error against a float64 reference of the
 dequantized inputs (relative Frobenius norm over up to 256 rows), tcgemm's
@@ -195,8 +199,32 @@ def d2d_bandwidth(torch, nbytes=1 << 30, reps=5):
     return 2 * nbytes / (float(np.median(ts)) * 1e-3) / 1e9
 
 
+def deepgemm_module():
+    """-> (DeepGEMM's module, its version) where ``deep_gemm`` imports, else (None, why not)."""
+    try:
+        import deep_gemm
+    except Exception as exc:  # not installed, or built for another torch / CUDA
+        return None, f"deep_gemm does not import: {str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__}"
+    return deep_gemm, getattr(deep_gemm, "__version__", "unknown")
+
+
+def _deepgemm_sets(dg, sets, M, N, K):
+    """DeepGEMM's arguments per buffer set: A, W (N x K), the scales in its required layout (prepared
+    here, outside the timing; as given where its transform is missing), the output."""
+    out = []
+    for a, b, sa, sb, o in sets:
+        w = b.t()
+        try:
+            tsa = dg.transform_sf_into_required_layout(sa, M, K, (1, BLOCK, BLOCK), is_sfa=True)
+            tsb = dg.transform_sf_into_required_layout(sb, N, K, (1, BLOCK, BLOCK), is_sfa=False)
+        except Exception:
+            tsa, tsb = sa, sb
+        out.append((a, w, tsa, tsb, o))
+    return out
+
+
 def run_fp8(parts=PARTS, seeds=(51, 52), rounds=4, progress=True, bf16_baseline=True, every=False,
-            sums=("fast", "f32"), modes=("tensor", "rowwise", "block")):
+            sums=("fast", "f32"), modes=("tensor", "rowwise", "block"), deepgemm=False):
     import torch
 
     from .. import matmul, scaled_matmul
@@ -205,6 +233,9 @@ def run_fp8(parts=PARTS, seeds=(51, 52), rounds=4, progress=True, bf16_baseline=
     bw = d2d_bandwidth(torch)
     rows = []
     cache = {}
+    dg, dg_version = deepgemm_module() if deepgemm else (None, None)
+    if deepgemm and progress:
+        print(f"  DeepGEMM: {dg_version}", flush=True)
     for part, seed, M, N, K, mode, kernel, fast in jobs(parts, seeds, every, sums, modes):
         key = (M, N, K, mode)
         if key not in cache:
@@ -227,6 +258,9 @@ def run_fp8(parts=PARTS, seeds=(51, 52), rounds=4, progress=True, bf16_baseline=
             for name, fast in (("fast", True), ("default", False)):
                 fns[name] = ((lambda f: lambda a, b, sa, sb, out: torch._scaled_mm(
                     a, b, sa, sb, out_dtype=torch.bfloat16, use_fast_accum=f))(fast), sets)
+        if dg is not None and mode == "block" and kernel == "auto":
+            fns["deepgemm"] = (lambda a, w, sa, sb, out: dg.fp8_gemm_nt((a, sa), (w, sb), out),
+                               _deepgemm_sets(dg, sets, M, N, K))
         bf = None
         if bf16_baseline and mode == "tensor" and kernel == "auto" and (fast or "fast" not in sums):
             bf = [(a.to(torch.bfloat16), b.t().to(torch.bfloat16)) for a, b, *_ in sets]  # x, w (N x K)
@@ -250,6 +284,15 @@ def run_fp8(parts=PARTS, seeds=(51, 52), rounds=4, progress=True, bf16_baseline=
                 except Exception as exc:
                     row[f"torch_{name}_error"] = str(exc).splitlines()[0][:200]
                     del fns[name]
+        if "deepgemm" in fns:  # its own poisoned output, its error on the same inputs
+            try:
+                dga = fns["deepgemm"][1][0]
+                dga[4].fill_(float("nan"))
+                fns["deepgemm"][0](*dga)
+                row["deepgemm_err"] = ops.err(dga[4])
+            except Exception as exc:
+                row["deepgemm_error"] = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+                del fns["deepgemm"]
         calls = _calls(M, N, K)
         times = {name: [] for name in fns}
         for fn, rot in fns.values():  # warm-up
@@ -269,6 +312,10 @@ def run_fp8(parts=PARTS, seeds=(51, 52), rounds=4, progress=True, bf16_baseline=
             row["speedup_over_bf16"] = med["bf16"] / med["tcgemm"]
         if (M, N, K) in DEEPGEMM_H800 and mode == "block":
             row["deepgemm_h800_tflops"] = DEEPGEMM_H800[(M, N, K)]
+        if "deepgemm" in med:
+            row["deepgemm_ms"] = med["deepgemm"]
+            row["deepgemm_tflops"] = flops / (med["deepgemm"] * 1e-3) / 1e12
+            row["vs_deepgemm"] = med["deepgemm"] / med["tcgemm"]
         if part == "decode":
             nbytes = M * K + N * K + M * N * 2 + 4 * (M + N) * math.ceil(K / BLOCK)
             row["bound_ms"] = nbytes / (bw * 1e9) * 1e3
@@ -279,7 +326,10 @@ def run_fp8(parts=PARTS, seeds=(51, 52), rounds=4, progress=True, bf16_baseline=
         del bf
     cache.clear()
     torch.cuda.empty_cache()
-    return rows, {"d2d_gbps": bw}
+    extra = {"d2d_gbps": bw}
+    if deepgemm:
+        extra["deepgemm"] = dg_version
+    return rows, extra
 
 
 def log_line(r):
@@ -294,6 +344,10 @@ def log_line(r):
         s += f", {r['speedup_over_bf16']:.2f}x bf16"
     if "of_bound" in r:
         s += f", {r['of_bound']:.2f} of the memory bound"
+    if "vs_deepgemm" in r:
+        s += f", vs DeepGEMM {r['vs_deepgemm']:.3f}x ({r['deepgemm_tflops']:.0f} TFLOPS, err {r['deepgemm_err']:.2e})"
+    elif "deepgemm_error" in r:
+        s += f", DeepGEMM: {r['deepgemm_error']}"
     return s
 
 
@@ -319,6 +373,9 @@ def summary(rows):
         v = [r["of_bound"] for r in sel if "of_bound" in r]
         if v:
             d["of_bound_geomean"] = geomean(v)
+        v = [r["vs_deepgemm"] for r in sel if "vs_deepgemm" in r]
+        if v:
+            d["vs_deepgemm_geomean"], d["vs_deepgemm_worst"] = geomean(v), min(v)
         out.append(d)
     return out
 
@@ -334,6 +391,8 @@ def to_markdown(res) -> str:
     env = res["environment"]
     lines = ["# tcgemm FP8 benchmark: scaled_matmul beside torch._scaled_mm", ""] + environment_lines(env)
     lines += provenance_markdown(env)
+    if "deepgemm" in res:
+        lines.append(f"- DeepGEMM (fp8_gemm_nt, timed beside the block rows): {res['deepgemm']}")
     lines += [f"- device-to-device copy: {res['d2d_gbps']:.0f} GB/s (the decode rows' memory bound)",
               "- operands e4m3 from uniform(-1, 1) by tcgemm.quantize_fp8, output bf16, x @ w.T (TN); GPU time per "
               "call (queued behind a spin kernel), inputs rotated past the L2; tcgemm, torch._scaled_mm (fast = "
@@ -344,18 +403,21 @@ def to_markdown(res) -> str:
               "- sums: fast = use_fast_accum=True (FP8 wgmma's accumulator over the whole K), f32 = False (fp32 "
               "sums: promoted on Hopper); compare a fast row with _scaled_mm fast, an f32 row with default",
               "", "| part | mode | kernel | sums | rows | vs _scaled_mm fast (geomean, worst) | vs default (geomean, worst) "
-              "| FP8 / bf16 | of memory bound |", "|---|---|---|---|---:|---:|---:|---:|---:|"]
+              "| FP8 / bf16 | of memory bound | vs DeepGEMM here (geomean, worst) |",
+              "|---|---|---|---|---:|---:|---:|---:|---:|---:|"]
     for d in res["summary"]:
         def pair(name):
-            g = d.get(f"vs_torch_{name}_geomean")
-            return "" if g is None else f"{g:.3f}x, {d[f'vs_torch_{name}_worst']:.3f}x"
-        lines.append(f"| {d['part']} | {d['mode']} | {d['kernel']} | {d['accumulate']} | {d['rows']} | {pair('fast')} | "
-                     f"{pair('default')} | "
-                     f"{_f(d.get('speedup_over_bf16_geomean'), '.2f')} | {_f(d.get('of_bound_geomean'), '.2f')} |")
+            g = d.get(f"vs_{name}_geomean")
+            return "" if g is None else f"{g:.3f}x, {d[f'vs_{name}_worst']:.3f}x"
+        lines.append(f"| {d['part']} | {d['mode']} | {d['kernel']} | {d['accumulate']} | {d['rows']} | "
+                     f"{pair('torch_fast')} | {pair('torch_default')} | "
+                     f"{_f(d.get('speedup_over_bf16_geomean'), '.2f')} | {_f(d.get('of_bound_geomean'), '.2f')} | "
+                     f"{pair('deepgemm')} |")
     lines += ["", "## Rows", "",
               "| part | shape (MxNxK) | mode | kernel | sums | TFLOPS | ms | err | vs fast | fast err | vs default | "
-              "default err | FP8 / bf16 | DeepGEMM H800 TFLOPS | of memory bound | status |",
-              "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+              "default err | FP8 / bf16 | DeepGEMM H800 TFLOPS | DeepGEMM here TFLOPS | vs it | its err | "
+              "of memory bound | status |",
+              "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for r in res["rows"]:
         shape = (f"s{r['seed']}: " if "seed" in r else "") + f"{r['M']}x{r['N']}x{r['K']}"
         lines.append(
@@ -364,7 +426,8 @@ def to_markdown(res) -> str:
             f"{_f(r.get('median_ms'), '.4f')} | {_f(r.get('err'), '.2e')} | {_f(r.get('vs_torch_fast'), '.3f')} | "
             f"{_f(r.get('torch_fast_err'), '.2e')} | {_f(r.get('vs_torch_default'), '.3f')} | "
             f"{_f(r.get('torch_default_err'), '.2e')} | {_f(r.get('speedup_over_bf16'), '.2f')} | "
-            f"{_f(r.get('deepgemm_h800_tflops'), '.0f')} | {_f(r.get('of_bound'), '.2f')} | "
+            f"{_f(r.get('deepgemm_h800_tflops'), '.0f')} | {_f(r.get('deepgemm_tflops'), '.0f')} | "
+            f"{_f(r.get('vs_deepgemm'), '.3f')} | {_f(r.get('deepgemm_err'), '.2e')} | {_f(r.get('of_bound'), '.2f')} | "
             f"{r.get('status', 'ok')} |")
     return "\n".join(lines) + "\n"
 
@@ -379,7 +442,8 @@ def main(args) -> int:
     rows, extra = run_fp8(parts, seeds=args.seed or (51, 52), rounds=max(1, args.paired or 4),
                           every=getattr(args, "fp8_kernels", "auto") == "all",
                           sums=getattr(args, "fp8_sums", None) or ("fast", "f32"),
-                          modes=getattr(args, "fp8_modes", None) or ("tensor", "rowwise", "block"))
+                          modes=getattr(args, "fp8_modes", None) or ("tensor", "rowwise", "block"),
+                          deepgemm=bool(getattr(args, "fp8_deepgemm", False)))
     res = {"environment": environment(backend_for()), "rows": rows, "summary": summary(rows), **extra}
     if args.json:
         with open(args.json, "w") as f:
