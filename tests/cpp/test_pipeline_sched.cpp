@@ -1,5 +1,6 @@
 // The persistent tile scheduler (sched/persistent.h) and the pipeline's
 // stage/phase walk (sched/pipeline.h), host only.
+#include <array>
 #include <vector>
 
 #include "check.h"
@@ -236,6 +237,19 @@ int main() {
     CHECK(d.splits == 4 && d.dp_rows == 0);
     const SplitPlan r = choose_split_plan(3, PersistentSchedule{32, 16}, 64, 132);
     CHECK(r.splits == 3 && r.dp_rows == 0);
+  }
+  // 256x128 tiles in 1x2 clusters along N (sm90.ws_mcast.m256): the split-tail
+  // shapes of its GPU test (test_epilogue.py, TAIL) split their last unit
+  // rows, and only those, at every resident cluster count of 58-66; the
+  // schedule walks every tile once.
+  for (const auto& [M, N, batch] : {std::array<int, 3>{1377, 2902, 1}, {2250, 1847, 1}, {795, 2058, 2}}) {
+    SCOPED_CASE("m256 %dx%d batch %d", M, N, batch);
+    const PersistentSchedule s{(M + 255) / 256, (N + 127) / 128, 1, 1, batch, 1, 0, 2};
+    for (int workers = 58; workers <= 66; ++workers) {
+      const SplitPlan p = choose_split_plan(0, s, (2777 + 63) / 64, workers);
+      CHECK(p.splits > 1 && p.dp_rows > 0 && p.dp_rows < s.unit_rows());
+      covers_split_tail(s.tiles_m, s.tiles_n, 1, batch, (2777 + 63) / 64, p.splits, p.dp_rows, workers, 2);
+    }
   }
   for (int batches : {1, 2, 5})
     for (int splits : {1, 2, 3, 4, 7})
