@@ -284,3 +284,23 @@ def test_sm89_fp8_kernels_use_the_fp8_tensor_core_on_sm89_and_fp16_on_sm90(membe
         assert sum(o.startswith("HMMA.16816.F32 ") for o in ops) == 2 * qmma[name], name
         assert any(o.startswith("F2FP.F16.") and ".UNPACK_B" in o for o in ops), f"{name}: no FP8 -> f16x2 unpack"
         assert not any(o.startswith(("LDL", "STL")) for o in ops), f"{name}: local memory (a spill) on sm_90a"
+
+
+# The Ada ladder's 8-warp 128x256 steps: instructions per MMA in the innermost mainloop
+# (tests/sass/loop_mix.py). CUTLASS sm80's 128x256x32 4-stage kernel, compiled for sm_90a in
+# bench/cutlass's binary and read the same way, issues 2.19 (TN) and 2.38 (NN); these issue
+# 1.9-2.2: what the family issues per MMA is not where it trails CUTLASS, if it does.
+_SM89_8W = {"ladder_4.cu.o": "Config<128, 256, 64,", "ladder_5.cu.o": "Config<128, 256, 64,",
+            "ladder_6.cu.o": "Config<128, 256, 32,"}
+
+
+@pytest.mark.parametrize("member", sorted(_SM89_8W))
+def test_sm89_8warp_mainloops_issue_at_most_cutlass_instructions_per_mma(member, tmp_path):
+    import loop_mix
+    loops = loop_mix.innermost_mma_loops(_member_sass(member, tmp_path))
+    labels = check_sass.demangle(sorted(loops))
+    mine = {labels[n]: lp for n, lp in loops.items() if _SM89_8W[member] in labels[n]}
+    # bf16 / fp16 x TN / NN, fp16 also with fp16 accumulation (ladder.cuh's instantiations)
+    assert len(mine) == 6, sorted(labels.values())
+    for name, lp in mine.items():
+        assert lp.mma in (64, 128) and lp.per_mma <= 2.2, (name, lp.instructions, lp.mma, lp.ops.most_common(6))
