@@ -288,7 +288,7 @@ def test_sm89_fp8_kernels_use_the_fp8_tensor_core_on_sm89_and_fp16_on_sm90(membe
 
 # The Ada ladder's 8-warp 128x256 steps: instructions per MMA in the innermost mainloop
 # (tests/sass/loop_mix.py). CUTLASS sm80's 128x256x32 4-stage kernel, compiled for sm_90a in
-# bench/cutlass's binary and read the same way, issues 2.19 (TN) and 2.38 (NN); these issue
+# bench/cutlass's binary and read the same way, issues 2.38 (TN) and 2.19 (NN); these issue
 # 1.9-2.2: what the family issues per MMA is not where it trails CUTLASS, if it does.
 _SM89_8W = {"ladder_4.cu.o": "Config<128, 256, 64,", "ladder_5.cu.o": "Config<128, 256, 64,",
             "ladder_6.cu.o": "Config<128, 256, 32,"}
