@@ -10,7 +10,8 @@ it is, not by its mangled name or its object file: the demangled name with
 the warp-specialized kernel's configuration rewritten to its named fields
 (CANONICAL below reads both spellings: the positional
 WsConfig<256, 4, true, 1, 8, true, 2, true, false, 1, false, false> and the
-named WsTraits<WsConfig{256, 4, 2, (Math)0, ...}>), so a kernel keeps its key
+named WsTraits<WsConfig{256, 4, 2, (Math)0, ...}>; the Ada family's Config<128, 256, 32, ...> and
+Config<MmaConfig{128, 256, 32, ...}> alike), so a kernel keeps its key
 through a rename of its configuration type or a move to another translation
 unit. Its body is the instruction stream -- text and encoding, addresses
 function-relative as cuobjdump prints them -- plus its resource usage (REG,
@@ -101,16 +102,41 @@ def _canon(fields: dict) -> str:
     return "WsConfig{" + ", ".join(f"{k}={fields[k]}" for k in FIELDS) + "}"
 
 
+# The Ada mainloop's configuration (sm89/mma_config.h), in declaration order, and its defaults: the
+# positional Config<128, 256, 32, 2, 4, 4, true, true, true, 1, true, true, true, false> and the named
+# Config<MmaConfig{128, 256, 32, 2, 4, 4, true, ...}> (trailing zero fields may be left out) read alike.
+ADA_FIELDS = ("bm", "bn", "bk", "warps_m", "warps_n", "stages", "swizzle_a", "swizzle_b", "b_x4", "min_blocks",
+              "frag_double_buffer", "addr_iter", "spread_copies", "unroll_stages")
+ADA_DEFAULTS = {"swizzle_a": 0, "swizzle_b": 0, "b_x4": 0, "min_blocks": 1, "frag_double_buffer": 0,
+                "addr_iter": 0, "spread_copies": 0, "unroll_stages": 0}
+
+
+def _ada(args: list[str], named: bool) -> str:
+    vals = []
+    for i, field in enumerate(ADA_FIELDS):
+        raw = args[i].strip() if i < len(args) and args[i].strip() else None
+        if raw is None:
+            n = 0 if named else ADA_DEFAULTS[field]  # the mangling leaves out trailing zeros
+        else:
+            n = {"true": 1, "false": 0}.get(raw, None)
+            n = int(re.fullmatch(r"(?:\([\w:]+\))?(-?\d+)", raw).group(1)) if n is None else n
+        vals.append(f"{field}={n}")
+    return "MmaConfig{" + ", ".join(vals) + "}"
+
+
 # (pattern over the demangled name, rewrite of its args) -> the canonical spelling.
 CANONICAL = (
-    (re.compile(r"tcgemm::sm90::WsTraits<tcgemm::sm90::WsConfig\{(?P<args>[^{}]*)\}>"), _named),
-    (re.compile(r"tcgemm::sm90::WsConfig<(?P<args>[^<>]*)>"), _positional),
+    (re.compile(r"tcgemm::sm90::WsTraits<tcgemm::sm90::WsConfig\{(?P<args>[^{}]*)\}>"),
+     lambda a: _canon(_named(a))),
+    (re.compile(r"tcgemm::sm90::WsConfig<(?P<args>[^<>]*)>"), lambda a: _canon(_positional(a))),
+    (re.compile(r"tcgemm::sm89::Config<tcgemm::sm89::MmaConfig\{(?P<args>[^{}]*)\}>"), lambda a: _ada(a, True)),
+    (re.compile(r"tcgemm::sm89::Config<(?P<args>[^<>{}]*)>"), lambda a: _ada(a, False)),
 )
 
 
 def canonical_name(demangled: str) -> str:
     for pat, rewrite in CANONICAL:
-        demangled = pat.sub(lambda m: _canon(rewrite(m.group("args").split(","))), demangled)
+        demangled = pat.sub(lambda m: rewrite(m.group("args").split(",")), demangled)
     return demangled
 
 

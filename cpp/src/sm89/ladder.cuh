@@ -9,9 +9,11 @@
 
 namespace tcgemm::sm89 {
 
-#define TCGEMM_LADDER_DEFINE(variant, stages, ...) \
-  Status launch_##variant##_s##stages(const GemmArgs& a) { return launch_variant<Config<__VA_ARGS__>>(a); }
-#define TCGEMM_LADDER_SKIP(variant, stages, ...)
+#define TCGEMM_LADDER_DEFINE(variant, stages)                            \
+  Status launch_##variant##_s##stages(const GemmArgs& a) {               \
+    return launch_variant<Config<with_stages(ladder::variant, stages)>>(a); \
+  }
+#define TCGEMM_LADDER_SKIP(variant, stages)
 #define TCGEMM_LADDER_IN_0 TCGEMM_LADDER_SKIP
 #define TCGEMM_LADDER_IN_1 TCGEMM_LADDER_SKIP
 #define TCGEMM_LADDER_IN_2 TCGEMM_LADDER_SKIP
@@ -19,6 +21,6 @@ namespace tcgemm::sm89 {
 #define TCGEMM_LADDER_IN_4 TCGEMM_LADDER_SKIP
 #define TCGEMM_LADDER_IN_5 TCGEMM_LADDER_SKIP
 #define TCGEMM_LADDER_IN_6 TCGEMM_LADDER_SKIP
-#define TCGEMM_LADDER(part, variant, stages, ...) TCGEMM_LADDER_IN_##part(variant, stages, __VA_ARGS__)
+#define TCGEMM_LADDER(part, variant, stages) TCGEMM_LADDER_IN_##part(variant, stages)
 
 }  // namespace tcgemm::sm89

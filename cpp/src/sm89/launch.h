@@ -12,35 +12,33 @@ namespace tcgemm::sm89 {
 // configuration of the one kernel template (mma_sync_gemm.cuh's Config), a
 // line here -- not a translation unit of its own. Each line: the part
 // (ladder_<part>.cu compiles the entries of its part, so the parts build in
-// parallel), the step, its stage count, then Config's parameters: BM, BN, BK,
-// warps along M, warps along N, stages, swizzle A, swizzle B, B by
-// ldmatrix.x4, blocks/SM[, double-buffered fragments, address iterators,
-// spread copies, stage-unrolled iterations]. Each step adds one idea to the
-// line before it (registry_sm89.cpp names it); the base step keeps the
-// seed's stage sweep, later steps one stage count (other counts are tuning
-// candidates below).
-#define TCGEMM_SM89_LADDER(X)                                                        \
-  X(0, mma, 2, 128, 128, 16, 2, 4, 2, false, false, false, 2)                        \
-  X(0, mma, 3, 128, 128, 16, 2, 4, 3, false, false, false, 2)                        \
-  X(0, mma, 4, 128, 128, 16, 2, 4, 4, false, false, false, 2)                        \
-  X(0, mma, 5, 128, 128, 16, 2, 4, 5, false, false, false, 2)                        \
-  X(0, mma_swz, 3, 128, 128, 16, 2, 4, 3, false, true, false, 2)                     \
-  X(1, mma_swz_x4, 3, 128, 128, 16, 2, 4, 3, true, true, true, 2)                    \
-  X(1, mma_bk32, 3, 128, 128, 32, 2, 4, 3, true, true, true, 2)                      \
-  X(1, mma_wt64, 3, 128, 256, 32, 2, 4, 3, true, true, true, 1)                      \
-  X(1, mma_wt64_k64, 3, 128, 256, 64, 2, 4, 3, true, true, true, 1)                  \
-  X(2, mma_2blk, 3, 128, 128, 64, 2, 2, 3, true, true, true, 2)                      \
-  X(2, mma_iter, 3, 128, 128, 64, 2, 2, 3, true, true, true, 2, false, true)         \
-  X(3, mma_iter_db, 3, 128, 128, 64, 2, 2, 3, true, true, true, 2, true, true)       \
-  X(3, mma_iter_8w, 3, 128, 256, 64, 2, 4, 3, true, true, true, 1, false, true)      \
-  X(3, mma_iter_8w_db, 3, 128, 256, 64, 2, 4, 3, true, true, true, 1, true, true)    \
-  X(4, mma_spread, 3, 128, 128, 64, 2, 2, 3, true, true, true, 2, true, true, true)  \
-  X(4, mma_spread_8w, 3, 128, 256, 64, 2, 4, 3, true, true, true, 1, true, true, true) \
-  X(5, mma_unroll, 3, 128, 128, 64, 2, 2, 3, true, true, true, 2, true, true, true, true) \
-  X(5, mma_unroll_8w, 3, 128, 256, 64, 2, 4, 3, true, true, true, 1, true, true, true, true) \
-  X(6, mma_spread_8w_k32, 4, 128, 256, 32, 2, 4, 4, true, true, true, 1, true, true, true)
+// parallel), the step, its stage count. The step's configuration is
+// ladder::<step> (mma_config.h), each the step it grows from with one idea
+// added (registry_sm89.cpp names it); the base step keeps the seed's stage
+// sweep, later steps one stage count (other counts are tuning candidates
+// below).
+#define TCGEMM_SM89_LADDER(X) \
+  X(0, mma, 2)                \
+  X(0, mma, 3)                \
+  X(0, mma, 4)                \
+  X(0, mma, 5)                \
+  X(0, mma_swz, 3)            \
+  X(1, mma_swz_x4, 3)         \
+  X(1, mma_bk32, 3)           \
+  X(1, mma_wt64, 3)           \
+  X(1, mma_wt64_k64, 3)       \
+  X(2, mma_2blk, 3)           \
+  X(2, mma_iter, 3)           \
+  X(3, mma_iter_db, 3)        \
+  X(3, mma_iter_8w, 3)        \
+  X(3, mma_iter_8w_db, 3)     \
+  X(4, mma_spread, 3)         \
+  X(4, mma_spread_8w, 3)      \
+  X(5, mma_unroll, 3)         \
+  X(5, mma_unroll_8w, 3)      \
+  X(6, mma_spread_8w_k32, 4)
 
-#define TCGEMM_SM89_DECLARE(part, variant, stages, ...) Status launch_##variant##_s##stages(const GemmArgs& a);
+#define TCGEMM_SM89_DECLARE(part, variant, stages) Status launch_##variant##_s##stages(const GemmArgs& a);
 TCGEMM_SM89_LADDER(TCGEMM_SM89_DECLARE)
 #undef TCGEMM_SM89_DECLARE
 
@@ -68,52 +66,91 @@ TCGEMM_SM89_FP8(TCGEMM_SM89_FP8_DECLARE)
 
 // Tuning candidates (-DTCGEMM_TUNING=ON), fp32 accumulation only: the part
 // (which tuning_<part>.cu compiles it, so candidates build in parallel), the
-// name, then the Config parameters. The first five were timed for
+// name, then its MmaConfig's fields by name (mma_config.h). The first five were timed for
 // docs/performance.md's Ada tuning table (mma_2blk graduated); the *_db ones
-// double-buffer fragments (Config::FRAG_DBUF); it* use the address iterators,
+// double-buffer fragments (.frag_double_buffer); it* use the address iterators,
 // *_sp spreads the next slice's copies over the k16 steps, *_u unrolls those
-// iterations by the stage count (Config::UNROLL_STAGES); the last five are
+// iterations by the stage count (.unroll_stages); the last five are
 // the early steps at other stage counts (docs/performance.md's Ada ladder
 // quotes the .s4 ones).
-#define TCGEMM_SM89_TUNING(X)                                                        \
-  X(0, b128x128k64_w2x4_s3_2, 128, 128, 64, 2, 4, 3, true, true, true, 2)            \
-  X(0, b128x256k64_w2x4_s4_1, 128, 256, 64, 2, 4, 4, true, true, true, 1)            \
-  X(0, b256x128k64_w4x2_s3_1, 256, 128, 64, 4, 2, 3, true, true, true, 1)            \
-  X(0, b128x128k32_w2x2_s4_2, 128, 128, 32, 2, 2, 4, true, true, true, 2)            \
-  X(0, b128x128k64_w2x2_s3_2, 128, 128, 64, 2, 2, 3, true, true, true, 2)            \
-  X(0, b128x128k32_w2x2_s4_2_db, 128, 128, 32, 2, 2, 4, true, true, true, 2, true)   \
-  X(0, b128x256k64_w2x4_s3_1_db, 128, 256, 64, 2, 4, 3, true, true, true, 1, true)   \
-  X(0, b128x256k32_w2x4_s4_1_db, 128, 256, 32, 2, 4, 4, true, true, true, 1, true)   \
-  X(0, b256x128k32_w4x2_s4_1_db, 256, 128, 32, 4, 2, 4, true, true, true, 1, true)   \
-  X(1, it_sp, 128, 128, 64, 2, 2, 3, true, true, true, 2, false, true, true)         \
-  X(1, it_db_sp, 128, 128, 64, 2, 2, 3, true, true, true, 2, true, true, true)       \
-  X(2, it8_sp, 128, 256, 64, 2, 4, 3, true, true, true, 1, false, true, true)        \
-  X(2, it8_db_sp, 128, 256, 64, 2, 4, 3, true, true, true, 1, true, true, true)      \
-  X(3, it8_s4, 128, 256, 64, 2, 4, 4, true, true, true, 1, false, true)              \
-  X(3, it8_db_sp_s4, 128, 256, 64, 2, 4, 4, true, true, true, 1, true, true, true)   \
-  X(4, it8t_db_sp, 256, 128, 64, 4, 2, 3, true, true, true, 1, true, true, true)     \
-  X(4, it8_k32_db_sp_s5, 128, 256, 32, 2, 4, 5, true, true, true, 1, true, true, true) \
-  X(5, it_k32_db_sp_s5, 128, 128, 32, 2, 2, 5, true, true, true, 2, true, true, true) \
-  X(5, it_k32_sp_s5, 128, 128, 32, 2, 2, 5, true, true, true, 2, false, true, true)      \
-  X(6, w96_sp, 192, 256, 64, 2, 4, 3, true, true, true, 1, false, true, true)        \
-  X(6, w96_sp_s4, 192, 256, 64, 2, 4, 4, true, true, true, 1, false, true, true)    \
-  X(7, it_sp_u, 128, 128, 64, 2, 2, 3, true, true, true, 2, false, true, true, true)  \
-  X(7, it8_sp_u, 128, 256, 64, 2, 4, 3, true, true, true, 1, false, true, true, true) \
-  X(8, it8_db_sp_u_s4, 128, 256, 64, 2, 4, 4, true, true, true, 1, true, true, true, true) \
-  X(8, it8t_db_sp_u, 256, 128, 64, 4, 2, 3, true, true, true, 1, true, true, true, true) \
-  X(8, swz_s4, 128, 128, 16, 2, 4, 4, false, true, false, 2)                         \
-  X(8, swz_x4_s4, 128, 128, 16, 2, 4, 4, true, true, true, 2)                        \
-  X(8, swz_x4_s5, 128, 128, 16, 2, 4, 5, true, true, true, 2)                        \
-  X(8, bk32_s4, 128, 128, 32, 2, 4, 4, true, true, true, 2)                          \
-  X(8, wt64_s4, 128, 256, 32, 2, 4, 4, true, true, true, 1)
+#define TCGEMM_SM89_TUNING(X)                                                                                    \
+  X(0, b128x128k64_w2x4_s3_2, .bm = 128, .bn = 128, .bk = 64, .warps_m = 2, .warps_n = 4, .stages = 3,           \
+    .swizzle_a = true, .swizzle_b = true, .b_x4 = true, .min_blocks = 2)                                         \
+  X(0, b128x256k64_w2x4_s4_1, .bm = 128, .bn = 256, .bk = 64, .warps_m = 2, .warps_n = 4, .stages = 4,           \
+    .swizzle_a = true, .swizzle_b = true, .b_x4 = true)                                                          \
+  X(0, b256x128k64_w4x2_s3_1, .bm = 256, .bn = 128, .bk = 64, .warps_m = 4, .warps_n = 2, .stages = 3,           \
+    .swizzle_a = true, .swizzle_b = true, .b_x4 = true)                                                          \
+  X(0, b128x128k32_w2x2_s4_2, .bm = 128, .bn = 128, .bk = 32, .warps_m = 2, .warps_n = 2, .stages = 4,           \
+    .swizzle_a = true, .swizzle_b = true, .b_x4 = true, .min_blocks = 2)                                         \
+  X(0, b128x128k64_w2x2_s3_2, .bm = 128, .bn = 128, .bk = 64, .warps_m = 2, .warps_n = 2, .stages = 3,           \
+    .swizzle_a = true, .swizzle_b = true, .b_x4 = true, .min_blocks = 2)                                         \
+  X(0, b128x128k32_w2x2_s4_2_db, .bm = 128, .bn = 128, .bk = 32, .warps_m = 2, .warps_n = 2, .stages = 4,        \
+    .swizzle_a = true, .swizzle_b = true, .b_x4 = true, .min_blocks = 2, .frag_double_buffer = true)             \
+  X(0, b128x256k64_w2x4_s3_1_db, .bm = 128, .bn = 256, .bk = 64, .warps_m = 2, .warps_n = 4, .stages = 3,        \
+    .swizzle_a = true, .swizzle_b = true, .b_x4 = true, .frag_double_buffer = true)                              \
+  X(0, b128x256k32_w2x4_s4_1_db, .bm = 128, .bn = 256, .bk = 32, .warps_m = 2, .warps_n = 4, .stages = 4,        \
+    .swizzle_a = true, .swizzle_b = true, .b_x4 = true, .frag_double_buffer = true)                              \
+  X(0, b256x128k32_w4x2_s4_1_db, .bm = 256, .bn = 128, .bk = 32, .warps_m = 4, .warps_n = 2, .stages = 4,        \
+    .swizzle_a = true, .swizzle_b = true, .b_x4 = true, .frag_double_buffer = true)                              \
+  X(1, it_sp, .bm = 128, .bn = 128, .bk = 64, .warps_m = 2, .warps_n = 2, .stages = 3, .swizzle_a = true,        \
+    .swizzle_b = true, .b_x4 = true, .min_blocks = 2, .addr_iter = true, .spread_copies = true)                  \
+  X(1, it_db_sp, .bm = 128, .bn = 128, .bk = 64, .warps_m = 2, .warps_n = 2, .stages = 3, .swizzle_a = true,     \
+    .swizzle_b = true, .b_x4 = true, .min_blocks = 2, .frag_double_buffer = true, .addr_iter = true,             \
+    .spread_copies = true)                                                                                       \
+  X(2, it8_sp, .bm = 128, .bn = 256, .bk = 64, .warps_m = 2, .warps_n = 4, .stages = 3, .swizzle_a = true,       \
+    .swizzle_b = true, .b_x4 = true, .addr_iter = true, .spread_copies = true)                                   \
+  X(2, it8_db_sp, .bm = 128, .bn = 256, .bk = 64, .warps_m = 2, .warps_n = 4, .stages = 3, .swizzle_a = true,    \
+    .swizzle_b = true, .b_x4 = true, .frag_double_buffer = true, .addr_iter = true, .spread_copies = true)       \
+  X(3, it8_s4, .bm = 128, .bn = 256, .bk = 64, .warps_m = 2, .warps_n = 4, .stages = 4, .swizzle_a = true,       \
+    .swizzle_b = true, .b_x4 = true, .addr_iter = true)                                                          \
+  X(3, it8_db_sp_s4, .bm = 128, .bn = 256, .bk = 64, .warps_m = 2, .warps_n = 4, .stages = 4, .swizzle_a = true, \
+    .swizzle_b = true, .b_x4 = true, .frag_double_buffer = true, .addr_iter = true, .spread_copies = true)       \
+  X(4, it8t_db_sp, .bm = 256, .bn = 128, .bk = 64, .warps_m = 4, .warps_n = 2, .stages = 3, .swizzle_a = true,   \
+    .swizzle_b = true, .b_x4 = true, .frag_double_buffer = true, .addr_iter = true, .spread_copies = true)       \
+  X(4, it8_k32_db_sp_s5, .bm = 128, .bn = 256, .bk = 32, .warps_m = 2, .warps_n = 4, .stages = 5,                \
+    .swizzle_a = true, .swizzle_b = true, .b_x4 = true, .frag_double_buffer = true, .addr_iter = true,           \
+    .spread_copies = true)                                                                                       \
+  X(5, it_k32_db_sp_s5, .bm = 128, .bn = 128, .bk = 32, .warps_m = 2, .warps_n = 2, .stages = 5,                 \
+    .swizzle_a = true, .swizzle_b = true, .b_x4 = true, .min_blocks = 2, .frag_double_buffer = true,             \
+    .addr_iter = true, .spread_copies = true)                                                                    \
+  X(5, it_k32_sp_s5, .bm = 128, .bn = 128, .bk = 32, .warps_m = 2, .warps_n = 2, .stages = 5, .swizzle_a = true, \
+    .swizzle_b = true, .b_x4 = true, .min_blocks = 2, .addr_iter = true, .spread_copies = true)                  \
+  X(6, w96_sp, .bm = 192, .bn = 256, .bk = 64, .warps_m = 2, .warps_n = 4, .stages = 3, .swizzle_a = true,       \
+    .swizzle_b = true, .b_x4 = true, .addr_iter = true, .spread_copies = true)                                   \
+  X(6, w96_sp_s4, .bm = 192, .bn = 256, .bk = 64, .warps_m = 2, .warps_n = 4, .stages = 4, .swizzle_a = true,    \
+    .swizzle_b = true, .b_x4 = true, .addr_iter = true, .spread_copies = true)                                   \
+  X(7, it_sp_u, .bm = 128, .bn = 128, .bk = 64, .warps_m = 2, .warps_n = 2, .stages = 3, .swizzle_a = true,      \
+    .swizzle_b = true, .b_x4 = true, .min_blocks = 2, .addr_iter = true, .spread_copies = true,                  \
+    .unroll_stages = true)                                                                                       \
+  X(7, it8_sp_u, .bm = 128, .bn = 256, .bk = 64, .warps_m = 2, .warps_n = 4, .stages = 3, .swizzle_a = true,     \
+    .swizzle_b = true, .b_x4 = true, .addr_iter = true, .spread_copies = true, .unroll_stages = true)            \
+  X(8, it8_db_sp_u_s4, .bm = 128, .bn = 256, .bk = 64, .warps_m = 2, .warps_n = 4, .stages = 4,                  \
+    .swizzle_a = true, .swizzle_b = true, .b_x4 = true, .frag_double_buffer = true, .addr_iter = true,           \
+    .spread_copies = true, .unroll_stages = true)                                                                \
+  X(8, it8t_db_sp_u, .bm = 256, .bn = 128, .bk = 64, .warps_m = 4, .warps_n = 2, .stages = 3, .swizzle_a = true, \
+    .swizzle_b = true, .b_x4 = true, .frag_double_buffer = true, .addr_iter = true, .spread_copies = true,       \
+    .unroll_stages = true)                                                                                       \
+  X(8, swz_s4, .bm = 128, .bn = 128, .bk = 16, .warps_m = 2, .warps_n = 4, .stages = 4, .swizzle_b = true,       \
+    .min_blocks = 2)                                                                                             \
+  X(8, swz_x4_s4, .bm = 128, .bn = 128, .bk = 16, .warps_m = 2, .warps_n = 4, .stages = 4, .swizzle_a = true,    \
+    .swizzle_b = true, .b_x4 = true, .min_blocks = 2)                                                            \
+  X(8, swz_x4_s5, .bm = 128, .bn = 128, .bk = 16, .warps_m = 2, .warps_n = 4, .stages = 5, .swizzle_a = true,    \
+    .swizzle_b = true, .b_x4 = true, .min_blocks = 2)                                                            \
+  X(8, bk32_s4, .bm = 128, .bn = 128, .bk = 32, .warps_m = 2, .warps_n = 4, .stages = 4, .swizzle_a = true,      \
+    .swizzle_b = true, .b_x4 = true, .min_blocks = 2)                                                            \
+  X(8, wt64_s4, .bm = 128, .bn = 256, .bk = 32, .warps_m = 2, .warps_n = 4, .stages = 4, .swizzle_a = true,      \
+    .swizzle_b = true, .b_x4 = true)
 // Warp-specialized candidates (mma_ws_gemm.cuh, compiled in tuning_ws.cu):
-// name, copy warps, then the Config as above.
+// name, copy warps, then the MmaConfig as above.
 // Slower than mma_spread (0.74-0.85x; mma_ws_gemm.cuh says where measured),
 // so not a ladder step: 4 MMA warps per SM where mma_spread runs 8.
-#define TCGEMM_SM89_TUNING_WS(X)                                          \
-  X(ws_s4, 4, 128, 128, 64, 2, 2, 4, true, true, true, 1, true, true)     \
-  X(ws_s6, 4, 128, 128, 64, 2, 2, 6, true, true, true, 1, true, true)     \
-  X(ws_cw1_s4, 1, 128, 128, 64, 2, 2, 4, true, true, true, 1, true, true)
+#define TCGEMM_SM89_TUNING_WS(X)                                                                              \
+  X(ws_s4, 4, .bm = 128, .bn = 128, .bk = 64, .warps_m = 2, .warps_n = 2, .stages = 4, .swizzle_a = true,     \
+    .swizzle_b = true, .b_x4 = true, .frag_double_buffer = true, .addr_iter = true)                           \
+  X(ws_s6, 4, .bm = 128, .bn = 128, .bk = 64, .warps_m = 2, .warps_n = 2, .stages = 6, .swizzle_a = true,     \
+    .swizzle_b = true, .b_x4 = true, .frag_double_buffer = true, .addr_iter = true)                           \
+  X(ws_cw1_s4, 1, .bm = 128, .bn = 128, .bk = 64, .warps_m = 2, .warps_n = 2, .stages = 4, .swizzle_a = true, \
+    .swizzle_b = true, .b_x4 = true, .frag_double_buffer = true, .addr_iter = true)
 #if TCGEMM_TUNING
 #define TCGEMM_SM89_DECLARE_X(part, name, ...) Status launch_x_##name(const GemmArgs& a);
 TCGEMM_SM89_TUNING(TCGEMM_SM89_DECLARE_X)

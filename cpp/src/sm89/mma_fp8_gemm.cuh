@@ -52,7 +52,9 @@ namespace tcgemm::sm89 {
 // copies spread over the k32 steps (mma_spread's mainloop without the
 // double-buffered fragments).
 template <int kBM, int kBN, int kKE, int kWarpsM, int kWarpsN, int kStages, int kMinBlocks>
-using Fp8Config = Config<kBM, kBN, kKE / 2, kWarpsM, kWarpsN, kStages, true, true, true, kMinBlocks, false, true, true>;
+using Fp8Config = Config<MmaConfig{.bm = kBM, .bn = kBN, .bk = kKE / 2, .warps_m = kWarpsM, .warps_n = kWarpsN,
+                                    .stages = kStages, .swizzle_a = true, .swizzle_b = true, .b_x4 = true,
+                                    .min_blocks = kMinBlocks, .addr_iter = true, .spread_copies = true}>;
 
 struct Fp8Params {
   const uint8_t* A;

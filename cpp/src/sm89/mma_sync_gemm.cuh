@@ -53,41 +53,40 @@
 #include "ptx/ldmatrix.h"
 #include "ptx/mma_sync.h"
 #include "sched/raster.h"
+#include "sm89/mma_config.h"
 #include "sm89/smem_layout.h"
 #include "tcgemm/status.h"
 #include "tcgemm/types.h"
 
 namespace tcgemm::sm89 {
 
-template <int kBM, int kBN, int kBK, int kWarpsM, int kWarpsN, int kStages, bool kSwizzleA, bool kSwizzleB,
-          bool kBx4, int kMinBlocks, bool kFragDoubleBuffer = false, bool kAddrIter = false,
-          bool kSpreadCopies = false, bool kUnrollStages = false>
+template <MmaConfig C>
 struct Config {
-  static constexpr int BM = kBM, BN = kBN, BK = kBK;
-  static constexpr int STAGES = kStages;
-  static constexpr int WARPS_M = kWarpsM, WARPS_N = kWarpsN;
+  static constexpr int BM = C.bm, BN = C.bn, BK = C.bk;
+  static constexpr int STAGES = C.stages;
+  static constexpr int WARPS_M = C.warps_m, WARPS_N = C.warps_n;
   static constexpr int THREADS = WARPS_M * WARPS_N * 32;
   static constexpr int WM = BM / WARPS_M;  // rows of C per warp
   static constexpr int WN = BN / WARPS_N;  // columns of C per warp
   static constexpr int MT = WM / 16;       // m16 fragments per warp
   static constexpr int NT = WN / 8;        // n8 fragments per warp
-  static constexpr bool SWIZZLE_A = kSwizzleA, SWIZZLE_B = kSwizzleB, B_X4 = kBx4;
+  static constexpr bool SWIZZLE_A = C.swizzle_a, SWIZZLE_B = C.swizzle_b, B_X4 = C.b_x4;
   static constexpr int GROUP = 8;  // tile rows per group of the grouped raster
   // Resident blocks per SM the registers are budgeted for: 2 blocks of 8
   // warps cap a thread at 128 registers (65536 / (2 * 256)); a 64x64 warp
   // tile needs more (128 accumulators alone) and runs one block per SM.
-  static constexpr int MIN_BLOCKS = kMinBlocks;
-  static constexpr bool FRAG_DBUF = kFragDoubleBuffer;
+  static constexpr int MIN_BLOCKS = C.min_blocks;
+  static constexpr bool FRAG_DBUF = C.frag_double_buffer;
   // Address iterators: every shared offset and global address a thread uses
   // is computed once per block and stepped by constants (below, CopyPlan).
-  static constexpr bool ADDR_ITER = kAddrIter;
+  static constexpr bool ADDR_ITER = C.addr_iter;
   // The next slice's copies issued a part per k16 step, between the MMAs,
   // instead of all at once after the barrier (CUTLASS's sm80 multistage
   // mainloop does the same): the load/store unit and the shared-memory port
   // see a steady trickle, and no warp starts a slice with a burst of copies.
-  static constexpr bool SPREAD_COPIES = kSpreadCopies;
+  static constexpr bool SPREAD_COPIES = C.spread_copies;
   // The spread iterations unrolled by STAGES: every pipeline slot a constant.
-  static constexpr bool UNROLL_STAGES = kUnrollStages;
+  static constexpr bool UNROLL_STAGES = C.unroll_stages;
   static_assert(!UNROLL_STAGES || SPREAD_COPIES, "only the spread (whole-slice) iterations are unrolled");
   static constexpr int K_STEPS = BK / 16;  // k16 MMA steps per K slice
   static_assert(STAGES >= 2, "the pipeline needs at least two stages");

@@ -3,6 +3,7 @@
 
 #include "core/families.h"
 #include "sm89/launch.h"
+#include "sm89/mma_config.h"
 
 namespace tcgemm {
 
@@ -12,29 +13,30 @@ std::vector<KernelInfo> sm89_kernels() {
   const unsigned dtypes = bit(DType::f16) | bit(DType::bf16);
   const unsigned layouts = bit(Layout::NN) | bit(Layout::TN);
   const unsigned accums = bit(Accum::f32) | bit(Accum::f16);  // f16 accumulation: fp16 inputs only
-  struct Step { const char* id; const char* idea; int bm, bn, bk; };
+  // Each step's idea; its configuration is sm89::ladder::<id> (mma_config.h).
+  struct Step { const char* id; const char* idea; };
   const Step steps[] = {
-      {"mma", "mma.sync m16n8k16 + ldmatrix + cp.async multi-stage; 128x128x16 tile, 2x4 warps of 4x4 MMAs", 128, 128, 16},
-      {"mma_swz", "+ XOR-swizzled B tile in shared memory (conflict-free ldmatrix without padding)", 128, 128, 16},
-      {"mma_swz_x4", "+ swizzled A tile and ldmatrix.x4 for B (two n8 fragments per load)", 128, 128, 16},
-      {"mma_bk32", "+ 32-deep K slice per stage (half the barriers per MMA)", 128, 128, 32},
-      {"mma_wt64", "+ 64x64 warp tile, 128x256 block (twice the MMAs per ldmatrix)", 128, 256, 32},
-      {"mma_wt64_k64", "+ 64-deep K slice (four k16 steps between barriers)", 128, 256, 64},
-      {"mma_2blk", "+ two 4-warp 128x128 blocks per SM instead of one 8-warp block: one block's MMAs cover the other's barrier waits", 128, 128, 64},
-      {"mma_iter", "+ address iterators: each thread's copy and ldmatrix addresses computed once per block and stepped by constants (3 in 4 instructions were address arithmetic)", 128, 128, 64},
-      {"mma_iter_db", "+ double-buffered fragments: step kk+1's ldmatrix issued before step kk's MMAs, the slice barrier before the last step's", 128, 128, 64},
-      {"mma_iter_8w", "mma_iter on one 8-warp 128x256 block per SM (half the operand bytes per FLOP)", 128, 256, 64},
-      {"mma_iter_8w_db", "+ double-buffered fragments", 128, 256, 64},
-      {"mma_spread", "mma_iter_db + the next slice's copies spread over the k16 steps, branch-free while slices are whole (and no predicated copy code: mma_iter_db's ran 4.4 instructions per MMA on TN)", 128, 128, 64},
-      {"mma_spread_8w", "mma_spread on one 8-warp 128x256 block per SM", 128, 256, 64},
-      {"mma_unroll", "mma_spread with its whole-slice iterations unrolled by the stage count: every pipeline slot a constant, folded into the ldmatrix/cp.async addresses (2.24 -> ~1.9 instructions per MMA)", 128, 128, 64},
-      {"mma_unroll_8w", "mma_unroll on one 8-warp 128x256 block per SM", 128, 256, 64},
+      {"mma", "mma.sync m16n8k16 + ldmatrix + cp.async multi-stage; 128x128x16 tile, 2x4 warps of 4x4 MMAs"},
+      {"mma_swz", "+ XOR-swizzled B tile in shared memory (conflict-free ldmatrix without padding)"},
+      {"mma_swz_x4", "+ swizzled A tile and ldmatrix.x4 for B (two n8 fragments per load)"},
+      {"mma_bk32", "+ 32-deep K slice per stage (half the barriers per MMA)"},
+      {"mma_wt64", "+ 64x64 warp tile, 128x256 block (twice the MMAs per ldmatrix)"},
+      {"mma_wt64_k64", "+ 64-deep K slice (four k16 steps between barriers)"},
+      {"mma_2blk", "+ two 4-warp 128x128 blocks per SM instead of one 8-warp block: one block's MMAs cover the other's barrier waits"},
+      {"mma_iter", "+ address iterators: each thread's copy and ldmatrix addresses computed once per block and stepped by constants (3 in 4 instructions were address arithmetic)"},
+      {"mma_iter_db", "+ double-buffered fragments: step kk+1's ldmatrix issued before step kk's MMAs, the slice barrier before the last step's"},
+      {"mma_iter_8w", "mma_iter on one 8-warp 128x256 block per SM (half the operand bytes per FLOP)"},
+      {"mma_iter_8w_db", "+ double-buffered fragments"},
+      {"mma_spread", "mma_iter_db + the next slice's copies spread over the k16 steps, branch-free while slices are whole (and no predicated copy code: mma_iter_db's ran 4.4 instructions per MMA on TN)"},
+      {"mma_spread_8w", "mma_spread on one 8-warp 128x256 block per SM"},
+      {"mma_unroll", "mma_spread with its whole-slice iterations unrolled by the stage count: every pipeline slot a constant, folded into the ldmatrix/cp.async addresses (2.24 -> ~1.9 instructions per MMA)"},
+      {"mma_unroll_8w", "mma_unroll on one 8-warp 128x256 block per SM"},
       {"mma_spread_8w_k32", "mma_spread_8w with CUTLASS sm80's 128x256x32 4-stage tile (32-deep slices, one more "
-                            "stage in flight); passes the GPU suites on sm_90a, untimed", 128, 256, 32},
+                            "stage in flight); passes the GPU suites on sm_90a, untimed"},
   };
   std::vector<KernelInfo> v;
-  auto add = [&](const char* name, const Step& s, int stages, LaunchFn fn) {
-    v.push_back(KernelInfo{name, "sm89", s.idea, 89, dtypes, layouts, accums, s.bm, s.bn, s.bk, stages, fn, sass,
+  auto add = [&](const char* name, const Step& s, const sm89::MmaConfig& c, int stages, LaunchFn fn) {
+    v.push_back(KernelInfo{name, "sm89", s.idea, 89, dtypes, layouts, accums, c.bm, c.bn, c.bk, stages, fn, sass,
                            kEpilogue | kBatched});
   };
 #if TCGEMM_BUILD_SM89
@@ -42,9 +44,10 @@ std::vector<KernelInfo> sm89_kernels() {
 #else
 #define TCGEMM_FN(variant, stages) nullptr
 #endif
-#define TCGEMM_SM89_ADD(part, variant, stages, ...)                       \
-  for (const Step& s : steps)                                             \
-    if (std::string(s.id) == #variant) add("sm89." #variant ".s" #stages, s, stages, TCGEMM_FN(variant, stages));
+#define TCGEMM_SM89_ADD(part, variant, stages) \
+  for (const Step& s : steps)                    \
+    if (std::string(s.id) == #variant)           \
+      add("sm89." #variant ".s" #stages, s, sm89::ladder::variant, stages, TCGEMM_FN(variant, stages));
   TCGEMM_SM89_LADDER(TCGEMM_SM89_ADD)
 #undef TCGEMM_SM89_ADD
   // FP8 (mma_fp8_gemm.cuh): e4m3 / e5m2 operands (not both e5m2), TN only,
@@ -83,14 +86,15 @@ std::vector<KernelInfo> sm89_kernels() {
 #undef TCGEMM_SM89_ADD_FP8
 #undef TCGEMM_FN
 #if TCGEMM_TUNING && TCGEMM_BUILD_SM89
-  auto add_x = [&](const char* name, const char* idea, int bm, int bn, int bk, int stages, LaunchFn fn) {
-    v.push_back(KernelInfo{name, "sm89", idea, 89, dtypes, layouts, bit(Accum::f32), bm, bn, bk, stages, fn, sass});
+  auto add_x = [&](const char* name, const char* idea, const sm89::MmaConfig& c, LaunchFn fn) {
+    v.push_back(KernelInfo{name, "sm89", idea, 89, dtypes, layouts, bit(Accum::f32), c.bm, c.bn, c.bk, c.stages, fn,
+                           sass});
   };
-#define TCGEMM_SM89_ADD_X(part, name, bm, bn, bk, wm, wn, stages, ...) \
-  add_x("sm89.x." #name, "tuning candidate", bm, bn, bk, stages, &sm89::launch_x_##name);
-#define TCGEMM_SM89_ADD_WS(name, copy_warps, bm, bn, bk, wm, wn, stages, ...) \
-  add_x("sm89.x." #name, "tuning candidate (warp-specialized, " #copy_warps " copy warps)", bm, bn, bk, stages, \
-        &sm89::launch_x_##name);
+#define TCGEMM_SM89_ADD_X(part, name, ...) \
+  add_x("sm89.x." #name, "tuning candidate", sm89::MmaConfig{__VA_ARGS__}, &sm89::launch_x_##name);
+#define TCGEMM_SM89_ADD_WS(name, copy_warps, ...)                                                          \
+  add_x("sm89.x." #name, "tuning candidate (warp-specialized, " #copy_warps " copy warps)",                \
+        sm89::MmaConfig{__VA_ARGS__}, &sm89::launch_x_##name);
   TCGEMM_SM89_TUNING(TCGEMM_SM89_ADD_X)
   TCGEMM_SM89_TUNING_WS(TCGEMM_SM89_ADD_WS)
 #undef TCGEMM_SM89_ADD_WS

@@ -27,7 +27,7 @@ struct TuningLaunch {
 };
 
 #define TCGEMM_TUNE_DEFINE(name, ...) \
-  Status launch_x_##name(const GemmArgs& a) { return launch_variant<Config<__VA_ARGS__>, TuningLaunch<>::Launch>(a); }
+  Status launch_x_##name(const GemmArgs& a) { return launch_variant<Config<MmaConfig{__VA_ARGS__}>, TuningLaunch<>::Launch>(a); }
 #define TCGEMM_TUNE_SKIP(name, ...)
 #define TCGEMM_TUNE_IN_0 TCGEMM_TUNE_SKIP
 #define TCGEMM_TUNE_IN_1 TCGEMM_TUNE_SKIP

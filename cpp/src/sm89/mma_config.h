@@ -1,0 +1,57 @@
+// The Ada mainloop's configuration by name (mma_sync_gemm.cuh's Config<C>
+// reads it), and the ladder's steps as configurations. Plain C++: the
+// registry and the launch declarations see the same names as the kernels.
+#pragma once
+
+namespace tcgemm::sm89 {
+
+// One configuration of the mainloop, by name (a C++20 class-type template
+// argument: a kernel's type spells out what it is). The fields after
+// min_blocks are the ladder's later ideas, off unless a step turns them on.
+struct MmaConfig {
+  int bm, bn, bk;         // the block's C tile and the K depth of one pipeline slot
+  int warps_m, warps_n;   // the warp grid over the tile
+  int stages;             // K slices in flight (cp.async groups)
+  bool swizzle_a = false, swizzle_b = false;  // XOR-swizzled shared rows (smem_layout.h)
+  bool b_x4 = false;      // B fragments by ldmatrix.x4 (two n8 fragments per load)
+  int min_blocks = 1;     // resident blocks per SM the registers are budgeted for
+  bool frag_double_buffer = false;
+  bool addr_iter = false;
+  bool spread_copies = false;
+  bool unroll_stages = false;
+};
+
+// c with `stages` pipeline slots: the ladder's base step is built at 2-5.
+constexpr MmaConfig with_stages(MmaConfig c, int stages) {
+  c.stages = stages;
+  return c;
+}
+
+// The ladder (registry_sm89.cpp states each step's idea, docs/ada.md
+// measures it): every step is the one it grows from with one thing changed.
+namespace ladder {
+template <class F>
+constexpr MmaConfig from(MmaConfig c, F change) {
+  change(c);
+  return c;
+}
+// The seed's kernel: 128x128 tiles, 8 warps of 64x32, 16-deep slices.
+constexpr MmaConfig mma{.bm = 128, .bn = 128, .bk = 16, .warps_m = 2, .warps_n = 4, .stages = 3, .min_blocks = 2};
+constexpr MmaConfig mma_swz = from(mma, [](MmaConfig& c) { c.swizzle_b = true; });
+constexpr MmaConfig mma_swz_x4 = from(mma_swz, [](MmaConfig& c) { c.swizzle_a = c.b_x4 = true; });
+constexpr MmaConfig mma_bk32 = from(mma_swz_x4, [](MmaConfig& c) { c.bk = 32; });
+constexpr MmaConfig mma_wt64 = from(mma_bk32, [](MmaConfig& c) { c.bn = 256, c.min_blocks = 1; });
+constexpr MmaConfig mma_wt64_k64 = from(mma_wt64, [](MmaConfig& c) { c.bk = 64; });
+constexpr MmaConfig mma_2blk = from(mma_bk32, [](MmaConfig& c) { c.bk = 64, c.warps_n = 2; });
+constexpr MmaConfig mma_iter = from(mma_2blk, [](MmaConfig& c) { c.addr_iter = true; });
+constexpr MmaConfig mma_iter_db = from(mma_iter, [](MmaConfig& c) { c.frag_double_buffer = true; });
+constexpr MmaConfig mma_iter_8w = from(mma_iter, [](MmaConfig& c) { c.bn = 256, c.warps_n = 4, c.min_blocks = 1; });
+constexpr MmaConfig mma_iter_8w_db = from(mma_iter_8w, [](MmaConfig& c) { c.frag_double_buffer = true; });
+constexpr MmaConfig mma_spread = from(mma_iter_db, [](MmaConfig& c) { c.spread_copies = true; });
+constexpr MmaConfig mma_spread_8w = from(mma_iter_8w_db, [](MmaConfig& c) { c.spread_copies = true; });
+constexpr MmaConfig mma_unroll = from(mma_spread, [](MmaConfig& c) { c.unroll_stages = true; });
+constexpr MmaConfig mma_unroll_8w = from(mma_spread_8w, [](MmaConfig& c) { c.unroll_stages = true; });
+constexpr MmaConfig mma_spread_8w_k32 = from(mma_spread_8w, [](MmaConfig& c) { c.bk = 32, c.stages = 4; });
+}  // namespace ladder
+
+}  // namespace tcgemm::sm89
