@@ -47,6 +47,8 @@ __global__ void __launch_bounds__(256) mma_ceiling_kernel(int iters, float* sink
 
 // The ldmatrix-fed loop (see the top of the file); one 8-warp block per SM.
 // Tiles, warps and fragment loads are mma_spread_8w's (TN): one slot of it.
+// Its configuration is mma_iter_8w_db, the step mma_spread_8w grows from:
+// spreading the copies changes nothing in a loop that issues none.
 using LdmatrixCeilingCfg = Config<ladder::mma_iter_8w_db>;
 __global__ void __launch_bounds__(LdmatrixCeilingCfg::THREADS, 1) mma_ldmatrix_ceiling_kernel(int iters, float* sink) {
   using Cfg = LdmatrixCeilingCfg;
