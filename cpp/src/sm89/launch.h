@@ -42,19 +42,14 @@ namespace tcgemm::sm89 {
 TCGEMM_SM89_LADDER(TCGEMM_SM89_DECLARE)
 #undef TCGEMM_SM89_DECLARE
 
-// The FP8 entries (mma_fp8_gemm.cuh), sm89.<step>.s<stages>: the part
-// (fp8_<part>.cu compiles the operand pair of its part for every entry, so
-// the pairs build in parallel; part 0 also holds the entries' launches), the
-// step, its stage count, whether it takes block scales, then Fp8Config's
-// parameters: BM, BN, KE (FP8 elements of K per slice), warps along M, warps
-// along N, stages, blocks/SM. fp8_mma: 64x32 warp tiles, a 128-K slice, so
-// block scales promote once per slice into registers the tile leaves free;
-// fp8_mma_8w: 64x64 warp tiles (the bytes of the 16-bit 128x256x32 4-stage
-// tile), tensor and row-wise scales only (255 registers without a second set
-// of accumulators).
-#define TCGEMM_SM89_FP8(X)                                \
-  X(fp8_mma, 3, true, 128, 128, 128, 2, 4, 3, 1)          \
-  X(fp8_mma_8w, 4, false, 128, 256, 64, 2, 4, 4, 1)
+// The FP8 entries (mma_fp8_gemm.cuh), sm89.<step>.s<stages>: the step
+// (its configuration is ladder::<step>, mma_config.h), its stage count and
+// the scale modes it is compiled for. fp8_<p>.cu compiles operand pair p of
+// every entry, so the pairs build in parallel; fp8_0.cu also holds the
+// entries' launches.
+#define TCGEMM_SM89_FP8(X)                         \
+  X(fp8_mma, 3, sm89::Fp8Scales::tensor_row_block) \
+  X(fp8_mma_8w, 4, sm89::Fp8Scales::tensor_row)
 
 #define TCGEMM_SM89_FP8_DECLARE(step, stages, ...)                           \
   Status launch_##step##_s##stages(const GemmArgs& a);                       \

@@ -52,6 +52,24 @@ constexpr MmaConfig mma_spread_8w = from(mma_iter_8w_db, [](MmaConfig& c) { c.sp
 constexpr MmaConfig mma_unroll = from(mma_spread, [](MmaConfig& c) { c.unroll_stages = true; });
 constexpr MmaConfig mma_unroll_8w = from(mma_spread_8w, [](MmaConfig& c) { c.unroll_stages = true; });
 constexpr MmaConfig mma_spread_8w_k32 = from(mma_spread_8w, [](MmaConfig& c) { c.bk = 32, c.stages = 4; });
+
+// The FP8 entries (mma_fp8_gemm.cuh) run the 16-bit mainloop on the bytes of
+// their slices: a slot of K FP8 elements is stored, copied and swizzled as
+// the slot of K / 2 16-bit elements, so an FP8 configuration's bk is fp8_bk(K).
+constexpr int fp8_bk(int fp8_k) { return fp8_k / 2; }
+// mma_spread's mainloop on 8 warps of 64x32, a 128-K slice (one block-scale
+// block per slot), without double-buffered fragments.
+constexpr MmaConfig fp8_mma = from(mma_spread, [](MmaConfig& c) {
+  c.bk = fp8_bk(128), c.warps_n = 4, c.min_blocks = 1, c.frag_double_buffer = false;
+});
+// fp8_mma on the 16-bit 128x256x32 4-stage tile's bytes: 64x64 warp tiles.
+constexpr MmaConfig fp8_mma_8w = from(fp8_mma, [](MmaConfig& c) { c.bn = 256, c.bk = fp8_bk(64), c.stages = 4; });
 }  // namespace ladder
+
+// The scale modes an FP8 entry is compiled for: tensor and row-wise scales
+// are applied in the epilogue; block scales also promote every 128-K block
+// into a second set of accumulators, which the 64x64 warp tile has no
+// registers for.
+enum class Fp8Scales { tensor_row, tensor_row_block };
 
 }  // namespace tcgemm::sm89

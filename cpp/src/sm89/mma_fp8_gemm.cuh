@@ -10,7 +10,7 @@
 // (fp8_fragments.h, host-tested), so FragmentLoader's ldmatrix.x4 addresses
 // load them unchanged and each 16-bit k16 step is one FP8 k32 step. The
 // Config of an FP8 entry is therefore the 16-bit Config of the same bytes
-// (Fp8Config below).
+// (ladder::fp8_mma, mma_config.h).
 //
 // Layouts: TN only (B stored N x K, the weight of x @ w.T). FP8 mma.sync is
 // .row.col only -- both operands K-major -- and ldmatrix.trans transposes b16
@@ -45,16 +45,6 @@
 #include "tcgemm/types.h"
 
 namespace tcgemm::sm89 {
-
-// An FP8 configuration: BM x BN block tile, KE FP8 elements of K per slice,
-// as the 16-bit Config of the same bytes (KE / 2 elements of 2 bytes): both
-// tiles swizzled, B by ldmatrix.x4, address iterators, the next slice's
-// copies spread over the k32 steps (mma_spread's mainloop without the
-// double-buffered fragments).
-template <int kBM, int kBN, int kKE, int kWarpsM, int kWarpsN, int kStages, int kMinBlocks>
-using Fp8Config = Config<MmaConfig{.bm = kBM, .bn = kBN, .bk = kKE / 2, .warps_m = kWarpsM, .warps_n = kWarpsN,
-                                    .stages = kStages, .swizzle_a = true, .swizzle_b = true, .b_x4 = true,
-                                    .min_blocks = kMinBlocks, .addr_iter = true, .spread_copies = true}>;
 
 struct Fp8Params {
   const uint8_t* A;

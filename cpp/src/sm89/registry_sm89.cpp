@@ -53,15 +53,14 @@ std::vector<KernelInfo> sm89_kernels() {
   // FP8 (mma_fp8_gemm.cuh): e4m3 / e5m2 operands (not both e5m2), TN only,
   // fp32 accumulation, bf16 / fp16 / fp32 output, torch._scaled_mm's scales.
   // Pass the GPU suites on sm_90a (an H200); sm_89 not run.
-  struct Fp8Step { const char* id; const char* idea; int bm, bn, bk; unsigned scales; };
-  const Fp8Step fp8_steps[] = {
+  // Each FP8 step's idea; its configuration is sm89::ladder::<id>, whose bk
+  // counts 16-bit columns (fp8_bk): the registry states the FP8 K depth.
+  const Step fp8_steps[] = {
       {"fp8_mma", "FP8 mma.sync m16n8k32 (e4m3/e5m2, fp32 accumulation) on mma_spread's mainloop, a 128-K slice per "
                   "stage, 8 warps of 64x32; tensor, row-wise and 1x128/128x128 block scales (promoted per 128-K "
-                  "block); tested on sm_90a, sm_89 not run",
-       128, 128, 128, kScaledTensor | kScaledRow | kScaledBlock},
+                  "block); tested on sm_90a, sm_89 not run"},
       {"fp8_mma_8w", "fp8_mma on a 128x256 block of 8 warps of 64x64 (64-K slices, 4 stages); tensor and row-wise "
-                     "scales; tested on sm_90a, sm_89 not run",
-       128, 256, 64, kScaledTensor | kScaledRow},
+                     "scales; tested on sm_90a, sm_89 not run"},
   };
   const unsigned fp8_dtypes = bit(DType::e4m3) | bit(DType::e5m2);
   // On sm_90a, where they have run, the FP8 products go through fp16 MMAs
@@ -73,15 +72,19 @@ std::vector<KernelInfo> sm89_kernels() {
   // (docs/fp8.md, "Ada").
   const unsigned fp8_accums = bit(Accum::f32) | bit(Accum::fast);
   const unsigned fp8_out = bit(DType::bf16) | bit(DType::f16) | bit(DType::f32);
-  auto add_fp8 = [&](const char* name, const Fp8Step& s, int stages, LaunchFn fn) {
-    KernelInfo k{name, "sm89", s.idea, 89, fp8_dtypes, bit(Layout::TN), fp8_accums, s.bm, s.bn, s.bk, stages, fn,
-                 sass, kEpilogue | s.scales};
+  auto add_fp8 = [&](const char* name, const Step& s, const sm89::MmaConfig& c, int stages, sm89::Fp8Scales scales,
+                     LaunchFn fn) {
+    const unsigned modes =
+        kScaledTensor | kScaledRow | (scales == sm89::Fp8Scales::tensor_row_block ? kScaledBlock : 0u);
+    KernelInfo k{name, "sm89", s.idea, 89, fp8_dtypes, bit(Layout::TN), fp8_accums, c.bm, c.bn, 2 * c.bk, stages, fn,
+                 sass, kEpilogue | modes};
     k.out_dtypes = fp8_out;
     v.push_back(k);
   };
-#define TCGEMM_SM89_ADD_FP8(step, stages, ...)                            \
-  for (const Fp8Step& s : fp8_steps)                                      \
-    if (std::string(s.id) == #step) add_fp8("sm89." #step ".s" #stages, s, stages, TCGEMM_FN(step, stages));
+#define TCGEMM_SM89_ADD_FP8(step, stages, scales)                                                      \
+  for (const Step& s : fp8_steps)                                                                     \
+    if (std::string(s.id) == #step)                                                                   \
+      add_fp8("sm89." #step ".s" #stages, s, sm89::ladder::step, stages, scales, TCGEMM_FN(step, stages));
   TCGEMM_SM89_FP8(TCGEMM_SM89_ADD_FP8)
 #undef TCGEMM_SM89_ADD_FP8
 #undef TCGEMM_FN
