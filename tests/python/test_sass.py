@@ -247,8 +247,12 @@ def test_sm90_fp8_kernels_hold_fp8_wgmma_and_no_local_memory(member, tmp_path):
         if "overlap" in member:
             # One group left in flight while the other sum is added: a wait down to 1 pending group
             # after each of the loop's two issues (the others wait for none: WARPGROUP.DEPBAR.LE gsb0, 0x0).
+            # And no more waits for none than the two last blocks' adds: the wgmma asm does not name
+            # the sums' registers to the wait, so were an add moved above its wait, ptxas would guard it
+            # with a wait of its own and the overlap would quietly become waiting.
             waits = [o for o in ops if o.startswith("WARPGROUP.DEPBAR.LE gsb0")]
             assert sum(o.endswith("0x1") for o in waits) == 2, (name, waits)
+            assert sum(o.endswith("0x0") for o in waits) == 2, (name, waits)
     assert seen == set(pairs.values()) and seen_widths == widths
     res = _res_usage_by_kernel(member, tmp_path)
     for name in kernels:
