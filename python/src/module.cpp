@@ -808,6 +808,7 @@ PYBIND11_MODULE(_core, m) {
       if (k.features & kScaledTensor) feats.append("scale_tensor");
       if (k.features & kScaledRow) feats.append("scale_rowwise");
       if (k.features & kScaledBlock) feats.append("scale_block");
+      if (k.features & kAnyRows) feats.append("any_rows");
       d["features"] = feats;
       d["built"] = k.launch != nullptr;
       d["runnable"] = r.ok();

@@ -21,6 +21,16 @@ _LAYOUT = (_core.Layout.NN, _core.Layout.TN)
 ACCUM = {"f32": _core.Accum.f32, "f16": _core.Accum.f16}
 _PLANS: dict = {}
 _MAX_PLANS = 1 << 16
+_ANY_ROWS = None  # names of the kernels that read rows anywhere (feature "any_rows"), read once
+
+
+def any_rows(kernel) -> bool:
+    """Whether `kernel` (a name, or "auto") reads and writes rows at any leading dimension and
+    2-byte aligned start: then an operand the others need staged is passed as it is."""
+    global _ANY_ROWS
+    if _ANY_ROWS is None:
+        _ANY_ROWS = frozenset(k["name"] for k in _core.kernels() if "any_rows" in k["features"])
+    return kernel in _ANY_ROWS
 
 
 def plan(device, M, N, K, dtype, tn, accumulate, plain, batch, split_k, kernel):
@@ -159,9 +169,13 @@ def device_matmul(call, sh):
     if adb.device_of(b) != dev:
         _same_device(adb, b, "b", dev)
     A = ada.operand(a, "a")
+    if A is None and any_rows(kernel):  # rows anywhere: read in place (the 16-byte rule is the others')
+        A = ada.operand(a, "a", True)
     if A is None or A.transposed:  # the kernels read A row-major
         A = ada.stage(a, "a", sh)
     B = adb.operand(b, "b")
+    if B is None and any_rows(kernel):
+        B = adb.operand(b, "b", True)
     if B is None:
         B = adb.stage(b, "b", sh)
     dt = A.dtype
@@ -193,6 +207,8 @@ def device_matmul(call, sh):
     D, staged_out = None, False
     if out is not None:
         D = ad_out.operand(out, "out")
+        if D is None and any_rows(kernel):
+            D = ad_out.operand(out, "out", True)
         if D is None or D.transposed or (D.dtype is not dt and D.dtype != dt) or D.rows != M or D.cols != N or \
                 (batched and (len(out.shape) != 3 or D.batch != batch)) or (not batched and len(out.shape) != 2):
             _check_out(out, (batch, M, N) if batched else (M, N), dt)  # raises on a wrong shape or dtype
@@ -207,7 +223,7 @@ def device_matmul(call, sh):
     if D is None:
         if not fw.capturable_outputs:
             capture_guard(sh, f"a new {fw.kind} result")
-        D = fw.empty(batch if batched else None, M, N, dt, dev, sh, like)
+        D = fw.empty(batch if batched else None, M, N, dt, dev, sh, like, N % 8 != 0 and any_rows(kernel))
 
     tn = B.transposed
     p = _PLANS.get((dev, M, N, K, dt, tn, accumulate, ep.plain, batch, split_k, kernel))  # plan()'s cache, inline
@@ -231,6 +247,8 @@ def device_matmul(call, sh):
                     c, adc = fw.from_host(c, sh, dev, like), fw
                 _same_device(adc, c, "c", dev)
                 C = adc.operand(c, "c")
+                if C is None and any_rows(kernel):
+                    C = adc.operand(c, "c", True)
                 if C is None or C.transposed:
                     C = adc.stage(c, "c", sh)
             src, ld_src = C.ptr, C.ld

@@ -250,7 +250,7 @@ class DeviceArrays:
         return 0
 
     @staticmethod
-    def operand(x, what):
+    def operand(x, what, any_rows=False):  # always aligned: any_rows changes nothing
         buf = x._live()
         if x._transposed:
             return Operand(buf.ptr, buf.cols, buf.rows, buf.pitch, True, x.dtype, x)
@@ -263,7 +263,7 @@ class DeviceArrays:
                          "accepted as b (TN); use to_device(np.ascontiguousarray(...))")
 
     @staticmethod
-    def empty(batch, rows, cols, dtype, device, stream, like):
+    def empty(batch, rows, cols, dtype, device, stream, like, any_rows=False):
         if batch is not None:
             raise ValueError("tcgemm: DeviceArrays are 2-D; batched matmul takes NumPy arrays or torch/cupy tensors")
         buf = _core.DeviceBuffer(rows, cols, DTYPES[dtype], stream, "padding")

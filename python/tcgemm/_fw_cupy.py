@@ -30,12 +30,12 @@ def stream_object(sh):
     return s
 
 
-def operand(x, what):
+def operand(x, what, any_rows=False):
     dt = check_dtype(x.dtype, what)
     nd = x.ndim
     check_ndim(nd, x.shape, what, True)
     ptr = x.data.ptr
-    v = classify(ptr, x.shape, tuple(s // 2 for s in x.strides))
+    v = classify(ptr, x.shape, tuple(s // 2 for s in x.strides), any_rows=any_rows)
     if v is None:
         return None
     t, ld, sb = v
@@ -64,8 +64,8 @@ def stage(x, what, stream_):
     return Operand(st.data.ptr, r, c, p, False, dt, st, lead[0] if lead else 1, r * p if lead else 0)
 
 
-def empty(batch, rows, cols, dtype, device, stream_, like):
-    p = cols if cols % 8 == 0 else pitch_for(cols)
+def empty(batch, rows, cols, dtype, device, stream_, like, any_rows=False):
+    p = cols if cols % 8 == 0 or any_rows else pitch_for(cols)
     shape = (rows, p) if batch is None else (batch, rows, p)
     st = cupy.empty(shape, dtype=dtype)
     return Operand(st.data.ptr, rows, cols, p, False, dtype, st, batch or 1, rows * p if batch else 0)

@@ -68,8 +68,9 @@ def empty_out(rows, cols, out_dtype, like):
     return Operand(st.data_ptr(), rows, cols, p, False, None, st)
 
 
-def operand(x, what):
-    """-> Operand, or None when the layout needs a staging copy."""
+def operand(x, what, any_rows=False):
+    """-> Operand, or None when the layout needs a staging copy (any_rows: for
+    a kernel that reads rows anywhere, _operands.classify)."""
     dt = _DT.get(x.dtype)
     if dt is None:
         _dtype(x, what)  # raises, naming the dtype
@@ -88,7 +89,7 @@ def operand(x, what):
                 return Operand(ptr, r, c, s1, True, dt, x)
     check_ndim(nd, shape, what, True)
     ptr = x.data_ptr()
-    v = classify(ptr, shape, x.stride())
+    v = classify(ptr, shape, x.stride(), any_rows=any_rows)
     if v is None:
         return None
     t, ld, sb = v
@@ -129,10 +130,11 @@ class _on_stream:
             self.ctx.__exit__(*exc)
 
 
-def empty(batch, rows, cols, dtype, device, stream_, like):
+def empty(batch, rows, cols, dtype, device, stream_, like, any_rows=False):
     """The kernel's output: rows of `cols` values, padded to a kernel pitch
-    when `cols` is not a multiple of 8 (result() then hands back a dense copy)."""
-    p = cols if cols % 8 == 0 else pitch_for(cols)
+    when `cols` is not a multiple of 8 (result() then hands back a dense copy)
+    unless the kernel writes rows anywhere (any_rows)."""
+    p = cols if cols % 8 == 0 or any_rows else pitch_for(cols)
     shape = (rows, p) if batch is None else (batch, rows, p)
     if _DT.get(like.dtype) is dtype:
         st = like.new_empty(shape)  # like's dtype and device, from torch's allocator on the current stream

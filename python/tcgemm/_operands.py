@@ -13,7 +13,9 @@ launch (``_call.py``) see nothing else. What the kernels take:
   cp.async move 16-byte chunks);
 * for batches, a batch stride that is a multiple of 8 (0 broadcasts).
 
-Anything else is staged: copied, on the caller's stream and with the
+A kernel that reads rows anywhere (the ``any_rows`` feature:
+sm89.mma_ragged.s2) needs only the unit stride and a 2-byte aligned start
+(``classify(..., any_rows=True)``). Anything else is staged: copied, on the caller's stream and with the
 caller's allocator, into a padded row-major buffer that is.
 """
 from __future__ import annotations
@@ -57,16 +59,18 @@ class Operand:
         return f"Operand({self.rows}x{self.cols}, ld={self.ld}{t}{b}, {self.dtype.name}, ptr={self.ptr:#x})"
 
 
-def classify(ptr: int, shape, strides, prefer_transposed: bool = False):
+def classify(ptr: int, shape, strides, prefer_transposed: bool = False, any_rows: bool = False):
     """How a 2-D or 3-D strided view (strides in elements) maps onto the
     kernels: -> (transposed, ld, bstride), or None when it must be staged.
+    any_rows: for a kernel that reads rows anywhere (no 16-byte rule).
 
     A size-1 axis has no meaningful stride (NumPy and torch put anything
     there), so it never disqualifies a view. Where both readings fit (a
     single row or column) the row-major one is taken unless
     `prefer_transposed`.
     """
-    if ptr % 16:
+    per = 1 if any_rows else 8  # leading dimension and batch stride in multiples of `per` elements
+    if ptr % (2 if any_rows else 16):
         return None
     if len(shape) == 3:
         nb, rows, cols = shape
@@ -79,7 +83,7 @@ def classify(ptr: int, shape, strides, prefer_transposed: bool = False):
         if not ((cols <= 1 or s1 == 1) and (rows <= 1 or s0 >= cols)):
             return None
         ld = s0 if rows > 1 else pitch_for(cols)
-        if ld % 8 or ld < cols or (sb and (sb % 8 or sb < rows * ld)):
+        if ld % per or ld < cols or (sb and (sb % per or sb < rows * ld)):
             return None
         return False, ld, sb
 
@@ -87,7 +91,7 @@ def classify(ptr: int, shape, strides, prefer_transposed: bool = False):
         if not ((rows <= 1 or s0 == 1) and (cols <= 1 or s1 >= rows)):
             return None
         ld = s1 if cols > 1 else pitch_for(rows)
-        if ld % 8 or ld < rows or (sb and (sb % 8 or sb < cols * ld)):
+        if ld % per or ld < rows or (sb and (sb % per or sb < cols * ld)):
             return None
         return True, ld, sb
 

@@ -35,6 +35,33 @@ int main() {
   { GemmArgs a = good(); a.lda = 24; CHECK(rejects(a, "lda = 24 is smaller")); }
   { GemmArgs a = good(); a.lda = 36; CHECK(rejects(a, "multiple of 8")); }
   { GemmArgs a = good(); a.ldc = 48; CHECK(rejects(a, "ldc")); }
+  // Rows anywhere: the 16-byte rule is every kernel's but kAnyRows ones'
+  // (sm89.mma_ragged.s2); such a kernel takes any leading dimension and
+  // batch stride and 2-byte aligned starts, and the strict message names it.
+  {
+    const KernelInfo* any = find_kernel("sm89.mma_ragged.s2");
+    const KernelInfo* strict = find_kernel("sm89.mma_bk32.s3");
+    CHECK(any && (any->features & kAnyRows) && strict && !(strict->features & kAnyRows));
+    GemmArgs a = good();
+    a.lda = 33, a.ldb = 51, a.ldc = 53;
+    a.A = static_cast<const char*>(a.A) + 2, a.C = static_cast<char*>(a.C) + 6;
+    a.batch = 3, a.batch_stride_a = 100 * 33 + 1, a.batch_stride_b = 30 * 51 + 3, a.batch_stride_c = 100 * 53 + 5;
+    CHECK(check_args(a, any).ok());
+    CHECK(rejects(a, "any_rows"));
+    CHECK(!check_args(a, strict).ok() && !check_args(a, nullptr).ok());
+    { GemmArgs b = a; b.A = static_cast<const char*>(b.A) + 1;
+      Status st = check_args(b, any); CHECK(!st.ok() && st.message.find("element size") != std::string::npos); }
+    { GemmArgs b = a; b.lda = 29;  // shorter than K = 30 stays wrong
+      Status st = check_args(b, any); CHECK(!st.ok() && st.message.find("lda = 29 is smaller") != std::string::npos); }
+    { GemmArgs b = a; b.batch_stride_c = -1;
+      Status st = check_args(b, any); CHECK(!st.ok() && st.message.find("batch_stride_c") != std::string::npos); }
+    { GemmArgs b = a; b.batch_stride_c = 100 * 53 - 1;  // overlapping outputs stay wrong
+      Status st = check_args(b, any); CHECK(!st.ok() && st.message.find("overlap") != std::string::npos); }
+    { GemmArgs b = a; b.epilogue.beta = 1.f, b.epilogue.source = static_cast<char*>(a.C) + 2, b.epilogue.ld_source = 51;
+      CHECK(check_args(b, any).ok());
+      b.epilogue.ld_source = 49;  // < N
+      CHECK(!check_args(b, any).ok()); }
+  }
   // TN: B is stored N x K, so its rows hold K elements.
   { GemmArgs a = good(); a.layout = Layout::TN; a.ldb = 32; CHECK(check_args(a).ok()); }
   { GemmArgs a = good(); a.layout = Layout::TN; a.ldb = 24; CHECK(rejects(a, "ldb")); }

@@ -184,6 +184,105 @@ static bool run_fused_case(const KernelInfo& k, DType dt, Layout lay, std::mt199
   return ok;
 }
 
+// A kernel that reads rows anywhere (kAnyRows): every leading dimension 1 or 3
+// past a multiple of 8 elements, every matrix 1-5 elements into its
+// allocation, a batch of 2 at odd strides; `fused`: gelu(0.5 AB - S + bias)
+// with the source S at an odd leading dimension too. The poisoned elements
+// around C's (between rows, between the matrices, before the first) must
+// come back untouched.
+static bool run_any_rows_case(const KernelInfo& k, const Case& c, DType dt, Layout lay, Accum acc, bool fused,
+                              std::mt19937& rng) {
+  const int64_t M = c.M, N = c.N, K = c.K, batch = 2;
+  const int64_t brows = lay == Layout::NN ? K : N, bcols = lay == Layout::NN ? N : K;
+  auto odd_ld = [](int64_t cols, int64_t past) { return (cols + 7) / 8 * 8 + past; };
+  const int64_t lda = odd_ld(K, 1), ldb = odd_ld(bcols, 3), ldc = odd_ld(N, 1), lds = odd_ld(N, 3);
+  const int64_t sa = M * lda + 1, sb = brows * ldb + 3, sc = M * ldc + 1, ss = M * lds + 5;
+  const int64_t oa = 1, ob = 3, oc = 5, os = 1;  // elements before each first matrix
+  SCOPED_CASE("%s %s acc=%s %lldx%lldx%lld batch=2 lda=%lld ldb=%lld ldc=%lld epilogue=%s", to_string(dt),
+              to_string(lay), to_string(acc), (long long)M, (long long)N, (long long)K, (long long)lda,
+              (long long)ldb, (long long)ldc, fused ? "gelu(0.5 AB - S + f32 bias)" : "none");
+  std::uniform_real_distribution<float> U(-1.f, 1.f);
+  const uint16_t poison = 0xFFFF;  // NaN in fp16 and bf16
+  std::vector<uint16_t> ha(oa + batch * sa, poison), hb(ob + batch * sb, poison), hs(os + batch * ss, poison);
+  std::vector<uint16_t> hc(oc + batch * sc, poison);
+  std::vector<float> bias(N);
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t kk = 0; kk < K; ++kk) ha[oa + b * sa + m * lda + kk] = to_bits(U(rng), dt);
+    for (int64_t r = 0; r < brows; ++r)
+      for (int64_t q = 0; q < bcols; ++q) hb[ob + b * sb + r * ldb + q] = to_bits(U(rng), dt);
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) hs[os + b * ss + m * lds + n] = to_bits(U(rng), dt);
+  }
+  for (auto& x : bias) x = U(rng);
+  uint16_t *dA = nullptr, *dB = nullptr, *dC = nullptr, *dS = nullptr;
+  float* dBias = nullptr;
+  auto bytes = [](const std::vector<uint16_t>& v) { return v.size() * 2; };
+  Status s = cuda_status(cudaMalloc(reinterpret_cast<void**>(&dA), bytes(ha)), "cudaMalloc");
+  if (s.ok()) s = cuda_status(cudaMalloc(reinterpret_cast<void**>(&dB), bytes(hb)), "cudaMalloc");
+  if (s.ok()) s = cuda_status(cudaMalloc(reinterpret_cast<void**>(&dC), bytes(hc)), "cudaMalloc");
+  if (s.ok()) s = cuda_status(cudaMalloc(reinterpret_cast<void**>(&dS), bytes(hs)), "cudaMalloc");
+  if (s.ok()) s = cuda_status(cudaMalloc(reinterpret_cast<void**>(&dBias), N * 4), "cudaMalloc");
+  if (s.ok()) s = cuda_status(cudaMemcpy(dA, ha.data(), bytes(ha), cudaMemcpyHostToDevice), "upload");
+  if (s.ok()) s = cuda_status(cudaMemcpy(dB, hb.data(), bytes(hb), cudaMemcpyHostToDevice), "upload");
+  if (s.ok()) s = cuda_status(cudaMemcpy(dC, hc.data(), bytes(hc), cudaMemcpyHostToDevice), "upload");
+  if (s.ok()) s = cuda_status(cudaMemcpy(dS, hs.data(), bytes(hs), cudaMemcpyHostToDevice), "upload");
+  if (s.ok()) s = cuda_status(cudaMemcpy(dBias, bias.data(), N * 4, cudaMemcpyHostToDevice), "upload");
+  GemmArgs g;
+  g.A = dA + oa, g.B = dB + ob, g.C = dC + oc, g.M = M, g.N = N, g.K = K;
+  g.lda = lda, g.ldb = ldb, g.ldc = ldc, g.dtype = dt, g.layout = lay, g.accum = acc;
+  g.batch = batch, g.batch_stride_a = sa, g.batch_stride_b = sb, g.batch_stride_c = sc;
+  if (fused) {
+    g.epilogue.alpha = 0.5f, g.epilogue.beta = -1.f, g.epilogue.bias = dBias, g.epilogue.bias_type = BiasType::f32;
+    g.epilogue.source = dS + os, g.epilogue.ld_source = lds, g.epilogue.batch_stride_source = ss;
+    g.epilogue.act = Activation::gelu;
+  }
+  // The 16-byte rule turns these arguments away from every other kernel.
+  CHECK_MSG(!check_args(g).ok(), "check_args took rows that are not 16-byte multiples apart");
+  if (s.ok()) s = gemm(g, k.name);
+  if (s.ok()) s = cuda_status(cudaDeviceSynchronize(), "kernel execution");
+  if (s.ok()) s = cuda_status(cudaMemcpy(hc.data(), dC, bytes(hc), cudaMemcpyDeviceToHost), "download");
+  for (void* p : {static_cast<void*>(dA), static_cast<void*>(dB), static_cast<void*>(dC), static_cast<void*>(dS),
+                  static_cast<void*>(dBias)})
+    if (p) cudaFree(p);
+  CHECK_MSG(s.ok(), "%s", s.message.c_str());
+  if (!s.ok()) return false;
+  // Outside the M x N matrices, C is as it was.
+  int64_t touched = 0;
+  for (int64_t i = 0; i < static_cast<int64_t>(hc.size()); ++i) {
+    const int64_t j = i - oc, b = j / sc, m = (j % sc) / ldc, n = (j % sc) % ldc;
+    const bool inside = j >= 0 && b < batch && j % sc < M * ldc && m < M && n < N;
+    if (!inside && hc[i] != poison) ++touched;
+  }
+  double num = 0, den = 0;
+  int64_t bad = 0;
+  std::vector<double> fa(M * K), fbt(N * K);
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t kk = 0; kk < K; ++kk) fa[m * K + kk] = from_bits(ha[oa + b * sa + m * lda + kk], dt);
+    for (int64_t n = 0; n < N; ++n)  // B as N x K rows
+      for (int64_t kk = 0; kk < K; ++kk)
+        fbt[n * K + kk] = from_bits(hb[ob + b * sb + (lay == Layout::NN ? kk * ldb + n : n * ldb + kk)], dt);
+    const auto finish = [&](int64_t m, int64_t n, double x) {
+      if (!fused) return x;
+      x = 0.5 * x - from_bits(hs[os + b * ss + m * lds + n], dt) + bias[n];
+      return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+    };
+    double bn = 0, bd = 0;
+    int64_t bb = 0;
+    compare_rows(
+        M, N, K, fa.data(), fbt.data(), finish,
+        [&](int64_t m, int64_t n) { return double(from_bits(hc[oc + b * sc + m * ldc + n], dt)); }, &bn, &bd, &bb);
+    num += bn, den += bd, bad += bb;
+  }
+  const double rel = std::sqrt(num / (den > 0 ? den : 1));
+  const double bound = acc == Accum::f16 ? 1e-2 : (dt == DType::bf16 ? 8e-3 : 2e-3);
+  const bool ok = bad == 0 && rel < bound && touched == 0;
+  CHECK_MSG(ok, "rel err %.3g (bound %.1g), %lld unwritten/non-finite, %lld written outside C", rel, bound,
+            (long long)bad, (long long)touched);
+  return ok;
+}
+
 // One (dtype, accumulator, layout) a kernel supports.
 struct Combo { DType dt; Accum acc; Layout lay; };
 
@@ -261,6 +360,14 @@ int main() {
         if ((k.features & kEpilogue) && (exhaustive || i == linear)) run_fused_case(k, c.dt, c.lay, rng, true), ++ran;
       }
     }
+    // Rows anywhere (kAnyRows): the small shapes and a K of several slices
+    // with a ragged last one, on every combination; the fused form on f32 ones.
+    if (k.features & kAnyRows)
+      for (const Combo& c : combos) {
+        for (const Case& sh : {Case{7, 13, 9}, Case{129, 127, 200}, Case{300, 77, 1001}})
+          run_any_rows_case(k, sh, c.dt, c.lay, c.acc, false, rng), ++ran;
+        if (c.acc == Accum::f32) run_any_rows_case(k, {129, 131, 328}, c.dt, c.lay, c.acc, true, rng), ++ran;
+      }
     std::printf("  %-22s checked\n", k.name);
     ++index;
   }

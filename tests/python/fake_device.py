@@ -60,8 +60,8 @@ class FakeAdapter:
         return None
 
     @staticmethod
-    def operand(x, what):
-        v = classify(x.ptr, x.shape, x.strides)
+    def operand(x, what, any_rows=False):
+        v = classify(x.ptr, x.shape, x.strides, any_rows=any_rows)
         if v is None:
             return None
         t, ld, sb = v
@@ -76,8 +76,8 @@ class FakeAdapter:
         raise AssertionError("the fake operands are all aligned")
 
     @staticmethod
-    def empty(batch, rows, cols, dtype, device, stream_, like):
-        p = (cols + 7) // 8 * 8
+    def empty(batch, rows, cols, dtype, device, stream_, like, any_rows=False):
+        p = cols if any_rows else (cols + 7) // 8 * 8
         return Operand(1 << 30, rows, cols, p, False, dtype, None, batch or 1, rows * p if batch else 0)
 
     @staticmethod

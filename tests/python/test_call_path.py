@@ -86,6 +86,34 @@ def test_torch_layouts_that_need_staging():
     assert rel_err(_np(o2), ref) < 2e-3
 
 
+def test_torch_rows_anywhere_are_read_in_place_by_the_ragged_kernel():
+    """sm89.mma_ragged.s2 reads operands whose rows are not 16-byte multiples apart or start off a
+    16-byte boundary, and writes such an `out`, in place: the allocator's count moves by nothing with
+    out= (no staging copy), by the dense result alone without; the padding around out stays as it
+    was."""
+    k = "sm89.mma_ragged.s2"
+    if not any(e["name"] == k and e["runnable"] for e in tcgemm.kernels()):
+        pytest.skip(f"{k} is not built or not runnable here")
+    big = _t((300, 1003))
+    x = big[1:, 1:1002]                       # ld 1003, start 8 bytes past a 16-byte boundary
+    w = _t((77, 1001))                        # TN: w.t(), ld 1001
+    base = torch.full((299 * 79 + 1,), float("nan"), dtype=torch.float16, device="cuda")
+    out = base[1:].view(299, 79)[:, :77]      # ldc 79, start 2 bytes off; the padding poisoned
+    ref = _ref(x, w.t())
+    tcgemm.matmul(x, w.t(), out=out, kernel=k)  # warm the plan
+    torch.cuda.synchronize()
+    before = torch.cuda.memory_stats()["allocation.all.allocated"]
+    tcgemm.matmul(x, w.t(), out=out, kernel=k)
+    torch.cuda.synchronize()
+    assert torch.cuda.memory_stats()["allocation.all.allocated"] == before
+    assert np.isfinite(_np(out)).all() and rel_err(_np(out), ref) < 2e-3
+    assert torch.isnan(base[1:].view(299, 79)[:, 77:]).all() and torch.isnan(base[:1]).all()
+    y = tcgemm.matmul(x, w.t(), kernel=k)
+    torch.cuda.synchronize()
+    assert torch.cuda.memory_stats()["allocation.all.allocated"] == before + 1
+    assert y.is_contiguous() and rel_err(_np(y), ref) < 2e-3
+
+
 def test_torch_operands_are_not_copied_when_aligned():
     """The aligned case reads the tensors' memory directly: a kernel that wrote to
     a copy would leave `out` untouched, and an input copy shows as a second

@@ -125,6 +125,27 @@ def test_the_epilogue_reaches_the_launch(fake):
     assert (fake.runs[-1].source, fake.runs[-1].beta) == (0, 0.0)
 
 
+def test_rows_anywhere_reach_a_kernel_that_reads_them_unstaged(fake):
+    """A kernel with the any_rows feature (sm89.mma_ragged.s2) takes rows that are not 16-byte
+    multiples apart and starts off a 16-byte boundary: the call hands them over as they are (the
+    fake framework's stage() would raise), a new result is dense (no copy after) and the epilogue's
+    source is read in place too; any other kernel gets such an operand staged."""
+    M, N, K = 33, 45, 1001
+    x = FakeTensor((M, K), (1 << 20) + 2)  # ld 1001, 2 bytes past a 16-byte boundary
+    w = FakeTensor((N, K), 1 << 22)        # w.T: TN, ld 1001
+    o = FakeTensor((M, N), (1 << 24) + 6)  # ldc 45
+    c = FakeTensor((M, N), (1 << 25) + 2)
+    assert tcgemm.matmul(x, w.T, out=o, kernel="sm89.mma_ragged.s2") is o
+    (r,) = fake.runs
+    assert (r.a, r.b, r.c, r.lda, r.ldb, r.ldc) == (x.ptr, w.ptr, o.ptr, K, K, N)
+    y = tcgemm.matmul(x, w.T, c=c, beta=1.0, kernel="sm89.mma_ragged.s2")
+    assert fake.runs[-1].ldc == N and y.d.ld == N
+    assert (fake.runs[-1].source, fake.runs[-1].ld_source) == (c.ptr, N)
+    assert fake.plans[0][0] == "sm89.mma_ragged.s2"
+    with pytest.raises(AssertionError, match="aligned"):
+        tcgemm.matmul(x, w.T, out=o, kernel="sm89.mma_bk32.s3")
+
+
 def test_a_batch_reaches_the_launch(fake):
     M, N, K = 64, 48, 96
     x = FakeTensor((4, M, K), 1 << 20)

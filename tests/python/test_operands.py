@@ -45,6 +45,19 @@ def test_classify_alignment_and_preference():
     assert classify(4096, (1, 16), (16, 1), prefer_transposed=True) == (False, 16, 0)
 
 
+def test_classify_any_rows():
+    """For a kernel that reads rows anywhere: any leading dimension and batch stride, a 2-byte
+    aligned start; the unit stride and the no-overlap rules stay."""
+    assert classify(4096 + 2, (4, 1001), (1003, 1)) is None
+    assert classify(4096 + 2, (4, 1001), (1003, 1), any_rows=True) == (False, 1003, 0)
+    assert classify(4096 + 2, (1001, 4), (1, 1001), any_rows=True) == (True, 1001, 0)
+    assert classify(4096 + 2, (3, 4, 1001), (4 * 1003 + 1, 1003, 1), any_rows=True) == (False, 1003, 4 * 1003 + 1)
+    assert classify(4096 + 1, (4, 1001), (1003, 1), any_rows=True) is None      # an odd byte address
+    assert classify(4096, (4, 1001), (1000, 1), any_rows=True) is None          # rows would overlap
+    assert classify(4096, (4, 1001), (2006, 2), any_rows=True) is None          # no unit stride
+    assert classify(4096, (3, 4, 1001), (1003, 1003, 1), any_rows=True) is None  # matrices would overlap
+
+
 def test_numpy_strides_agree_with_classify():
     a = np.zeros((6, 40), np.float16)
     for view, ok in [(a, True), (a[:, :32], True), (a[:, 1:33], False), (a.T, True), (a[::2], True),

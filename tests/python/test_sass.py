@@ -10,6 +10,7 @@ is $TCGEMM_LIB, else build/libtcgemm.a (where `pip install .` builds it)."""
 import functools
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -308,3 +309,26 @@ def test_sm89_8warp_mainloops_issue_at_most_cutlass_instructions_per_mma(member,
     assert len(mine) == 6, sorted(labels.values())
     for name, lp in mine.items():
         assert lp.mma in (64, 128) and lp.per_mma <= 2.2, (name, lp.instructions, lp.mma, lp.ops.most_common(6))
+
+
+def test_sm89_ragged_kernel_moves_elements_not_chunks(tmp_path):
+    """sm89.mma_ragged.s2 (mma_ragged_gemm.cuh) takes rows that start at any 2-byte boundary, so none
+    of its global accesses may assume more: no cp.async (LDGSTS), no global load or store wider than
+    32 bits (the 32-bit loads are the f32 bias's, which check_args holds 4-byte aligned), C stored
+    16 bits at a time. The gathered slices reach shared memory as 16-byte stores and the fragments
+    come by ldmatrix, as in the other Ada kernels; nothing in local memory. What the compiler
+    emitted: test_gpu_gemm.cpp (run_any_rows_case) runs it."""
+    member = "mma_ragged.cu.o"
+    kernels = _ops_by_kernel(_member_sass(member, tmp_path), "mma_ragged_gemm_kernel")
+    assert len(kernels) == 6, sorted(kernels)  # f16 / f16-accumulating f16 / bf16, NN and TN
+    for name, ops in kernels.items():
+        bare = [re.sub(r"^@!?U?P\w+\s+", "", o).split()[0] for o in ops]
+        glob = [o for o in bare if o.startswith(("LDG", "STG", "ATOMG", "REDG"))]
+        assert "LDGSTS" not in {o.split(".")[0] for o in glob}, name
+        assert not [o for o in glob if ".64" in o or ".128" in o], (name, sorted(set(glob)))
+        assert {o for o in glob if o.startswith("STG")} == {"STG.E.U16"}, (name, sorted(set(glob)))
+        assert "LDG.E.U16" in glob and "STS.128" in bare, (name, sorted(set(bare)))
+        assert any(o.startswith("LDSM") for o in bare) and any(o.startswith("HMMA.16816") for o in bare), name
+    res = _res_usage_by_kernel(member, tmp_path)
+    for name in kernels:
+        assert "LOCAL:0 " in res[name] and "STACK:0 " in res[name], (name, res[name])

@@ -15,8 +15,13 @@ namespace tcgemm {
 Status gemm(const GemmArgs& args, const std::string& kernel = "auto",
             const KernelInfo** chosen = nullptr);
 
-// The argument checks alone (pure; used by gemm and by the host tests).
+// The argument checks alone (pure; used by gemm and by the host tests), with
+// the rule every kernel but the kAnyRows ones needs: A, B, C and the source
+// 16-byte aligned, leading dimensions and batch strides 16-byte multiples.
 Status check_args(const GemmArgs& args);
+// The checks for a call of kernel k: k's rows rule (kAnyRows: any leading
+// dimension, 2-byte aligned starts); k == nullptr ("auto"): check_args(args).
+Status check_args(const GemmArgs& args, const KernelInfo* k);
 
 // What a call of a shape resolves to on the current device: the kernel
 // ("auto" resolved, runnable, supporting the arguments) and the workspace it

@@ -24,6 +24,11 @@ enum Feature : unsigned {
   kScaledTensor = 1u << 3,
   kScaledRow = 1u << 4,
   kScaledBlock = 1u << 5,
+  // Rows anywhere: A, B, C (and the epilogue's source) at any leading
+  // dimension >= the row length and any batch stride, starts 2-byte aligned.
+  // Without it a kernel moves 16-byte chunks (cp.async, TMA): rows a multiple
+  // of 16 bytes apart, starts 16-byte aligned (check_args).
+  kAnyRows = 1u << 6,
 };
 
 // The Feature bit of a scale mode (0 for ScaleMode::none, which every kernel takes).

@@ -13,7 +13,12 @@
 
 namespace tcgemm {
 
-Status check_args(const GemmArgs& a) {
+namespace {
+
+// rows16: the 16-byte rule of cp.async/TMA kernels (starts 16-byte aligned,
+// rows and matrices 16-byte multiples apart); else rows anywhere, each
+// element at its own alignment (kAnyRows kernels).
+Status check_args_rows(const GemmArgs& a, bool rows16) {
   auto bad = [](const std::string& m) { return Status::Error(StatusCode::invalid_argument, m); };
   // Operand types: fp16/bf16 (both the same) or FP8, where one operand may be
   // e5m2 if the other is e4m3 (torch._scaled_mm's rule: e5m2's 2-bit mantissa
@@ -40,9 +45,15 @@ Status check_args(const GemmArgs& a) {
                std::to_string(a.K) + ")");
   if (a.M > INT_MAX || a.N > INT_MAX || a.K > INT_MAX) return bad("M, N and K must each be < 2^31");
   if (!a.A || !a.B || !a.C) return bad("A, B and C must be non-null device pointers");
+  // What a caller that meets the 16-byte rule nowhere can do instead.
+  const char* any_rows = rows16 ? " (or name a kernel that reads rows anywhere: feature any_rows)" : "";
   auto misaligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 != 0; };
-  if (misaligned(a.A) || misaligned(a.B) || misaligned(a.C))
-    return bad("A, B and C must be 16-byte aligned (cp.async/TMA move 16-byte chunks)");
+  // Without the 16-byte rule: each element at its own alignment.
+  auto unaligned = [](const void* p, DType t) { return reinterpret_cast<uintptr_t>(p) % element_bytes(t) != 0; };
+  if (rows16 && (misaligned(a.A) || misaligned(a.B) || misaligned(a.C)))
+    return bad(std::string("A, B and C must be 16-byte aligned (cp.async/TMA move 16-byte chunks)") + any_rows);
+  if (unaligned(a.A, a.dtype) || unaligned(a.B, tb) || unaligned(a.C, tc))
+    return bad("A, B and C must be aligned to their element size");
   const int64_t b_cols = a.layout == Layout::NN ? a.N : a.K;  // elements per stored row of B
   // 16-byte rows: the element count that is depends on the element's size.
   struct Ld { const char* name; int64_t ld, min; int per16; } lds[] = {{"lda", a.lda, a.K, 16 / element_bytes(a.dtype)},
@@ -51,9 +62,9 @@ Status check_args(const GemmArgs& a) {
   for (const auto& l : lds) {
     if (l.ld < l.min)
       return bad(std::string(l.name) + " = " + std::to_string(l.ld) + " is smaller than the row length " + std::to_string(l.min));
-    if (l.ld % l.per16 != 0)
+    if (rows16 && l.ld % l.per16 != 0)
       return bad(std::string(l.name) + " = " + std::to_string(l.ld) + " must be a multiple of " + std::to_string(l.per16) +
-                 " elements (16-byte rows; DeviceBuffer pads for you)");
+                 " elements (16-byte rows; DeviceBuffer pads for you)" + any_rows);
   }
   // Batches.
   if (a.batch < 1 || a.batch > INT_MAX) return bad("batch must be in 1 .. 2^31-1 (got " + std::to_string(a.batch) + ")");
@@ -63,9 +74,9 @@ Status check_args(const GemmArgs& a) {
       {"batch_stride_c", a.batch_stride_c, 16 / element_bytes(tc)},
       {"batch_stride_source", a.epilogue.batch_stride_source, 16 / element_bytes(tc)}};
   for (const auto& st : strides)
-    if (st.v < 0 || st.v % st.per16 != 0)
+    if (st.v < 0 || (rows16 && st.v % st.per16 != 0))
       return bad(std::string(st.name) + " = " + std::to_string(st.v) + " must be a non-negative multiple of " +
-                 std::to_string(st.per16) + " elements (each matrix starts 16-byte aligned)");
+                 std::to_string(st.per16) + " elements (each matrix starts 16-byte aligned)" + any_rows);
   if (a.batch > 1 && a.batch_stride_c < a.M * a.ldc)
     return bad("batch_stride_c = " + std::to_string(a.batch_stride_c) + " < M * ldc = " + std::to_string(a.M * a.ldc) +
                ": the output matrices of a batch would overlap");
@@ -75,9 +86,10 @@ Status check_args(const GemmArgs& a) {
   if (static_cast<int>(e.bias_type) < 0 || static_cast<int>(e.bias_type) > 2) return bad("unknown bias type");
   if (e.beta != 0.0f) {
     if (!e.source) return bad("beta != 0 needs a source matrix (matmul's c)");
-    if (misaligned(e.source)) return bad("the source matrix must be 16-byte aligned");
+    if (rows16 ? misaligned(e.source) : unaligned(e.source, tc))
+      return bad(rows16 ? "the source matrix must be 16-byte aligned" : "the source matrix must be aligned to its element size");
     const int per16 = 16 / element_bytes(tc);
-    if (e.ld_source < a.N || e.ld_source % per16 != 0)
+    if (e.ld_source < a.N || (rows16 && e.ld_source % per16 != 0))
       return bad("ld_source = " + std::to_string(e.ld_source) + " must be >= N and a multiple of " +
                  std::to_string(per16) + " elements");
   }
@@ -99,6 +111,14 @@ Status check_args(const GemmArgs& a) {
     if (a.batch > 1) return bad("scaled GEMMs take one matrix (batch = 1)");
   }
   return Status::Ok();
+}
+
+}  // namespace
+
+Status check_args(const GemmArgs& a) { return check_args_rows(a, true); }
+
+Status check_args(const GemmArgs& a, const KernelInfo* k) {
+  return check_args_rows(a, !(k && (k->features & kAnyRows)));
 }
 
 namespace {
@@ -174,7 +194,7 @@ Status plan_gemm(const GemmArgs& shape, const std::string& kernel, const Plan** 
 }
 
 Status run_plan(const Plan& plan, const GemmArgs& args) {
-  TCGEMM_TRY(check_args(args));
+  TCGEMM_TRY(check_args(args, plan.kernel));
   if (args.M != plan.M || args.N != plan.N || args.K != plan.K || args.batch != plan.batch ||
       args.dtype != plan.dtype || args.b_type() != plan.dtype_b || args.c_type() != plan.dtype_c ||
       args.scales.mode != plan.scale_mode || args.layout != plan.layout || args.accum != plan.accum ||
@@ -194,7 +214,10 @@ Status run_plan(const Plan& plan, const GemmArgs& args) {
 }
 
 Status gemm(const GemmArgs& args, const std::string& kernel, const KernelInfo** chosen) {
-  Status s = check_args(args);
+  // A named kernel's own rows rule; "auto" chooses among kernels that need
+  // the 16-byte one.
+  const KernelInfo* named = kernel.empty() || kernel == "auto" ? nullptr : find_kernel(kernel);
+  Status s = check_args(args, named);
   if (!s.ok()) return s;
   const Plan* p = nullptr;
   TCGEMM_TRY(plan_gemm(args, kernel, &p));

@@ -25,6 +25,10 @@ TCGEMM_DEVICE void st_shared_f32(uint32_t addr, float v) {
 TCGEMM_DEVICE void ld_shared_v2_f32(uint32_t addr, float* x, float* y) {
   asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(*x), "=f"(*y) : "r"(addr) : "memory");
 }
+TCGEMM_DEVICE void st_shared_v4_b32(uint32_t addr, uint4 v) {
+  asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+               : "memory");
+}
 TCGEMM_DEVICE void st_shared_v4_f32(uint32_t addr, float4 v) {
   asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w)
                : "memory");

@@ -42,6 +42,10 @@ namespace tcgemm::sm89 {
 TCGEMM_SM89_LADDER(TCGEMM_SM89_DECLARE)
 #undef TCGEMM_SM89_DECLARE
 
+// sm89.mma_ragged.s2 (mma_ragged.cu): operands and output at any leading
+// dimension and 2-byte aligned start.
+Status launch_mma_ragged_s2(const GemmArgs& a);
+
 // The FP8 entries (mma_fp8_gemm.cuh), sm89.<step>.s<stages>: the step
 // (its configuration is ladder::<step>, mma_config.h), its stage count and
 // the scale modes it is compiled for. fp8_<p>.cu compiles operand pair p of

@@ -53,6 +53,10 @@ constexpr MmaConfig mma_unroll = from(mma_spread, [](MmaConfig& c) { c.unroll_st
 constexpr MmaConfig mma_unroll_8w = from(mma_spread_8w, [](MmaConfig& c) { c.unroll_stages = true; });
 constexpr MmaConfig mma_spread_8w_k32 = from(mma_spread_8w, [](MmaConfig& c) { c.bk = 32, c.stages = 4; });
 
+// mma_bk32 for operands whose rows start anywhere (mma_ragged_gemm.cuh): the
+// registers holding the next slice are the third buffer, so two slots.
+constexpr MmaConfig mma_ragged = with_stages(mma_bk32, 2);
+
 // The FP8 entries (mma_fp8_gemm.cuh) run the 16-bit mainloop on the bytes of
 // their slices: a slot of K FP8 elements is stored, copied and swizzled as
 // the slot of K / 2 16-bit elements, so an FP8 configuration's bk is fp8_bk(K).

@@ -122,6 +122,22 @@ struct Accumulator<Accum::f16> {
   uint32_t v[2];
 };
 
+// The warp tile's MT x NT MMAs of one k16 step.
+template <DType DT, Accum ACC, int MT, int NT>
+__device__ __forceinline__ void mma_tile(Accumulator<ACC> (&acc)[MT][NT], const uint32_t (&a)[MT][4],
+                                         const uint32_t (&b)[NT][2]) {
+#pragma unroll
+  for (int i = 0; i < MT; ++i)
+#pragma unroll
+    for (int j = 0; j < NT; ++j) {
+      if constexpr (ACC == Accum::f32) {
+        mma_f32<DT>(acc[i][j].v, a[i], b[j]);
+      } else {
+        ptx::mma_m16n8k16_f16_f16(acc[i][j].v, a[i], b[j]);
+      }
+    }
+}
+
 // v[i] for a run-time i, as selects (a run-time index into a register array
 // would move the array to local memory).
 __device__ __forceinline__ uint32_t select4(const uint32_t (&v)[4], int i) {
@@ -214,8 +230,10 @@ struct FragmentLoader {
 };
 
 // ---- epilogue: registers -> global, 16 bytes per lane (every kernel of the
-// family ends with it; the fused epilogue is applied on the way).
-template <class Cfg, DType DT, Accum ACC>
+// family ends with it; the fused epilogue is applied on the way). kAnyLdc:
+// C's rows may start anywhere (ldc any, C 2-byte aligned), so every lane
+// stores its 8 values one element at a time.
+template <class Cfg, DType DT, Accum ACC, bool kAnyLdc = false>
 __device__ __forceinline__ void store_accumulators(const Params& p, const Accumulator<ACC> (&acc)[Cfg::MT][Cfg::NT],
                                                    int m0, int n0, int warp_m, int warp_n, int lane, int64_t batch) {
   using T = typename Element<DT>::T;
@@ -266,7 +284,7 @@ __device__ __forceinline__ void store_accumulators(const Params& p, const Accumu
           const int gn = n0 + warp_n * Cfg::WN + (j0 + t) * 8;
           if (gm < p.M && gn < p.N) {
             T* dst = C + static_cast<int64_t>(gm) * p.ldc + gn;
-            if (gn + 8 <= p.N) {
+            if (!kAnyLdc && gn + 8 <= p.N) {
               *reinterpret_cast<uint4*>(dst) = make_uint4(out[0], out[1], out[2], out[3]);
             } else {
 #pragma unroll
@@ -469,18 +487,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
     else load_fragments_at(stage, kk, a, b);
   };
   // ---- registers -> tensor cores: the warp tile's MT x NT MMAs of one k16 step.
-  auto mma_fragments = [&](const AFrag& a, const BFrag& b) {
-#pragma unroll
-    for (int i = 0; i < MT; ++i)
-#pragma unroll
-      for (int j = 0; j < NT; ++j) {
-        if constexpr (ACC == Accum::f32) {
-          mma_f32<DT>(acc[i][j].v, a[i], b[j]);
-        } else {
-          ptx::mma_m16n8k16_f16_f16(acc[i][j].v, a[i], b[j]);
-        }
-      }
-  };
+  auto mma_fragments = [&](const AFrag& a, const BFrag& b) { mma_tile<DT, ACC>(acc, a, b); };
 
   // ---- the pipeline: STAGES-1 slices in flight while one is multiplied.
   // Every iteration commits exactly one cp.async group (empty past the end),

@@ -50,6 +50,20 @@ std::vector<KernelInfo> sm89_kernels() {
       add("sm89." #variant ".s" #stages, s, sm89::ladder::variant, stages, TCGEMM_FN(variant, stages));
   TCGEMM_SM89_LADDER(TCGEMM_SM89_ADD)
 #undef TCGEMM_SM89_ADD
+  // Off the ladder: mma_bk32 for rows that start anywhere (mma_ragged_gemm.cuh).
+  {
+    const sm89::MmaConfig& c = sm89::ladder::mma_ragged;
+    const Step ragged{"mma_ragged",
+                      "mma_bk32 with the operands gathered element by element through registers (the next slice's "
+                      "loads under this slice's MMAs, 2 slots) and C stored by element: any leading dimension, "
+                      "2-byte aligned starts, no padding copy; compiled, not yet run"};
+#if TCGEMM_BUILD_SM89
+    add("sm89.mma_ragged.s2", ragged, c, c.stages, &sm89::launch_mma_ragged_s2);
+#else
+    add("sm89.mma_ragged.s2", ragged, c, c.stages, nullptr);
+#endif
+    v.back().features |= kAnyRows;
+  }
   // FP8 (mma_fp8_gemm.cuh): e4m3 / e5m2 operands (not both e5m2), TN only,
   // fp32 accumulation, bf16 / fp16 / fp32 output, torch._scaled_mm's scales.
   // Pass the GPU suites on sm_90a (an H200); sm_89 not run.
