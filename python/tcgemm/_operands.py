@@ -82,7 +82,7 @@ def classify(ptr: int, shape, strides, prefer_transposed: bool = False, any_rows
     def row_major():
         if not ((cols <= 1 or s1 == 1) and (rows <= 1 or s0 >= cols)):
             return None
-        ld = s0 if rows > 1 else pitch_for(cols)
+        ld = s0 if rows > 1 else (max(cols, 1) if any_rows else pitch_for(cols))
         if ld % per or ld < cols or (sb and (sb % per or sb < rows * ld)):
             return None
         return False, ld, sb
@@ -90,7 +90,7 @@ def classify(ptr: int, shape, strides, prefer_transposed: bool = False, any_rows
     def col_major():
         if not ((rows <= 1 or s0 == 1) and (cols <= 1 or s1 >= rows)):
             return None
-        ld = s1 if cols > 1 else pitch_for(rows)
+        ld = s1 if cols > 1 else (max(rows, 1) if any_rows else pitch_for(rows))
         if ld % per or ld < rows or (sb and (sb % per or sb < cols * ld)):
             return None
         return True, ld, sb

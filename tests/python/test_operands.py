@@ -56,6 +56,7 @@ def test_classify_any_rows():
     assert classify(4096, (4, 1001), (1000, 1), any_rows=True) is None          # rows would overlap
     assert classify(4096, (4, 1001), (2006, 2), any_rows=True) is None          # no unit stride
     assert classify(4096, (3, 4, 1001), (1003, 1003, 1), any_rows=True) is None  # matrices would overlap
+    assert classify(4096 + 2, (3, 1, 1001), (1001, 1001, 1), any_rows=True) == (False, 1001, 1001)  # dense rows
 
 
 def test_numpy_strides_agree_with_classify():

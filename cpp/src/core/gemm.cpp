@@ -75,8 +75,10 @@ Status check_args_rows(const GemmArgs& a, bool rows16) {
       {"batch_stride_source", a.epilogue.batch_stride_source, 16 / element_bytes(tc)}};
   for (const auto& st : strides)
     if (st.v < 0 || (rows16 && st.v % st.per16 != 0))
-      return bad(std::string(st.name) + " = " + std::to_string(st.v) + " must be a non-negative multiple of " +
-                 std::to_string(st.per16) + " elements (each matrix starts 16-byte aligned)" + any_rows);
+      return bad(std::string(st.name) + " = " + std::to_string(st.v) +
+                 (rows16 ? " must be a non-negative multiple of " + std::to_string(st.per16) +
+                               " elements (each matrix starts 16-byte aligned)" + any_rows
+                         : std::string(" must be non-negative")));
   if (a.batch > 1 && a.batch_stride_c < a.M * a.ldc)
     return bad("batch_stride_c = " + std::to_string(a.batch_stride_c) + " < M * ldc = " + std::to_string(a.M * a.ldc) +
                ": the output matrices of a batch would overlap");
@@ -90,8 +92,8 @@ Status check_args_rows(const GemmArgs& a, bool rows16) {
       return bad(rows16 ? "the source matrix must be 16-byte aligned" : "the source matrix must be aligned to its element size");
     const int per16 = 16 / element_bytes(tc);
     if (e.ld_source < a.N || (rows16 && e.ld_source % per16 != 0))
-      return bad("ld_source = " + std::to_string(e.ld_source) + " must be >= N and a multiple of " +
-                 std::to_string(per16) + " elements");
+      return bad("ld_source = " + std::to_string(e.ld_source) + " must be >= N" +
+                 (rows16 ? " and a multiple of " + std::to_string(per16) + " elements" : std::string()));
   }
   if (e.bias && reinterpret_cast<uintptr_t>(e.bias) % 4 != 0) return bad("bias must be 4-byte aligned");
   if (a.split_k < 0 || a.split_k > 256) return bad("split_k must be in 0 .. 256 (0: the kernel chooses)");

@@ -119,9 +119,12 @@ const KernelInfo* pick_auto(const GemmArgs& args, Status* why) {
     const KernelInfo* k = find_kernel(name);
     if (k && usable(*k)) return k;
   }
+  // The fallback: the newest runnable kernel that takes the arguments; not
+  // one that reads rows anywhere (kAnyRows), which is chosen by name until
+  // its family's preference names it.
   const auto& all = kernels();
   for (auto it = all.rbegin(); it != all.rend(); ++it)
-    if (usable(*it)) return &*it;
+    if (!(it->features & kAnyRows) && usable(*it)) return &*it;
   *why = Status::Error(StatusCode::not_runnable,
                        "no built kernel can run " + std::string(to_string(args.dtype)) + " x " +
                            to_string(args.b_type()) + " -> " + to_string(args.c_type()) + " (scales '" +
