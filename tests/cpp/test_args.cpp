@@ -365,10 +365,21 @@ int main() {
       CHECK(fp8_first(a, 4096, 2128, 2256) == "sm90.ws_fp8.wide");       // 3 against 5
       CHECK(fp8_first(a, 128, 14336, 4096) == "sm90.ws_fp8.pingpong");
       CHECK(fp8_first(a, 128, 14336, 5200) == "sm90.ws_fp8");            // one tile row: no wide cluster
-      CHECK(fp8_first(a, 16, 4096, 4096) == "sm90.ws_fp8.pingpong");     // 32 tiles, K too short to split
-      CHECK(fp8_first(a, 16, 4096, 14336) == "sm90.ws_fp8.dsmem");       // 32 tiles, 112 stages
+      CHECK(fp8_first(a, 16, 4096, 4096) == "sm90.ws_fp8.swap");         // decode: the weight as A
+      CHECK(fp8_first(a, 64, 14336, 16384) == "sm90.ws_fp8.swap");
+      CHECK(fp8_first(a, 65, 4096, 4096) == "sm90.ws_fp8.pingpong");     // 32 tiles, K too short to split
+      CHECK(fp8_first(a, 65, 4096, 14336) == "sm90.ws_fp8.dsmem");       // 32 tiles, 112 stages
       CHECK(fp8_first(a, 128, 8192, 28672) == "sm90.ws_fp8.dsmem");      // 64 tiles
-      CHECK(fp8_first(a, 16, 14336, 16384) == "sm90.ws_fp8");            // 112 tiles
+      CHECK(fp8_first(a, 100, 14336, 16384) == "sm90.ws_fp8");           // 112 tiles
+      {
+        GemmArgs f32 = a;  // the swap stores 16-bit values: fp32 output takes the square tiles' rule
+        f32.dtype_c = DType::f32;
+        const auto list = auto_preference(90, [&] { GemmArgs s = f32; s.M = 16, s.N = 4096, s.K = 4096; return s; }(), 132);
+        CHECK(std::string(list.at(0)) == "sm90.ws_fp8.swap" && std::string(list.at(1)) == "sm90.ws_fp8.pingpong");
+        GemmArgs s = f32;
+        s.M = 16, s.N = 4096, s.K = 4096;
+        CHECK(!check_supports(*find_kernel("sm90.ws_fp8.swap"), s).ok());
+      }
       {
         GemmArgs f32 = a;  // ping-pong stores 16-bit boxes: fp32 output takes the next in line
         f32.dtype_c = DType::f32;
@@ -377,21 +388,22 @@ int main() {
         CHECK(!check_supports(*find_kernel("sm90.ws_fp8.pingpong"), f32).ok());
         CHECK(check_supports(*find_kernel("sm90.ws_fp8.wide"), f32).ok());
       }
-      CHECK(fp8_first(block, 8192, 8192, 8192) == "sm90.ws_fp8.block");
+      CHECK(fp8_first(block, 8192, 8192, 8192) == "sm90.ws_fp8.block.overlap");
       CHECK(fp8_first(block, 64, 4096, 4096) == "sm90.ws_fp8.block.dsmem");  // 32 tiles, 32 stages
-      CHECK(fp8_first(block, 64, 7168, 2048) == "sm90.ws_fp8.block");        // 16 stages
-      CHECK(fp8_first(block, 128, 14336, 4096) == "sm90.ws_fp8.block");      // 112 tiles
+      CHECK(fp8_first(block, 64, 7168, 2048) == "sm90.ws_fp8.block.overlap");  // 16 stages
+      CHECK(fp8_first(block, 128, 14336, 4096) == "sm90.ws_fp8.block.overlap");  // 112 tiles
       // fp32 accumulation (Accum::f32, use_fast_accum=False): tensor / row-wise
       // scales take the promoting entries, split in a cluster by the block rule;
       // block scales promote either way.
       GemmArgs exact = a;
       exact.accum = Accum::f32;
-      CHECK(fp8_first(exact, 8192, 8192, 8192) == "sm90.ws_fp8.promoted");
+      CHECK(fp8_first(exact, 8192, 8192, 8192) == "sm90.ws_fp8.promoted.overlap");
       CHECK(fp8_first(exact, 16, 4096, 4096) == "sm90.ws_fp8.promoted.dsmem");  // 32 tiles, 32 stages
-      CHECK(fp8_first(exact, 16, 4096, 2048) == "sm90.ws_fp8.promoted");        // 16 stages
-      CHECK(fp8_first(exact, 128, 14336, 4096) == "sm90.ws_fp8.promoted");      // 112 tiles
-      { GemmArgs r = exact; r.scales.mode = ScaleMode::rowwise; CHECK(fp8_first(r, 4096, 4096, 4096) == "sm90.ws_fp8.promoted"); }
-      { GemmArgs b = block; b.accum = Accum::f32; CHECK(fp8_first(b, 8192, 8192, 8192) == "sm90.ws_fp8.block"); }
+      CHECK(fp8_first(exact, 16, 4096, 2048) == "sm90.ws_fp8.promoted.overlap");  // 16 stages: no swap for fp32 sums
+      CHECK(fp8_first(exact, 128, 14336, 4096) == "sm90.ws_fp8.promoted.overlap");  // 112 tiles
+      { GemmArgs r = exact; r.scales.mode = ScaleMode::rowwise;
+        CHECK(fp8_first(r, 4096, 4096, 4096) == "sm90.ws_fp8.promoted.overlap"); }
+      { GemmArgs b = block; b.accum = Accum::f32; CHECK(fp8_first(b, 8192, 8192, 8192) == "sm90.ws_fp8.block.overlap"); }
       // Who sums how: the unpromoted wgmma entries refuse fp32 accumulation by
       // name; the promoting, block and Ada entries take both; f16 and 16-bit
       // operands never take 'fast'.

@@ -143,22 +143,8 @@ Sm90Costs sm90_costs(const GemmArgs& a, int sms) {
 // - Else ws_fp8 / ws_fp8.block: one row of tiles (M <= 128) would leave a
 //   wide cluster's second CTA idle (128x14336x4096: 403 against 479).
 // Ping-pong writes bf16 / fp16 only; fp32 output takes the next in line.
-// - fp32 accumulation (Accum::f32, torch's use_fast_accum=False) with
-//   tensor / row-wise scales: the promoting entries, split in a cluster by
-//   the block entries' rule -- their mainloop is the block one without the
-//   factor (not yet measured: the rule is the block figures').
-static std::vector<const char*> sm90_fp8_preference(const GemmArgs& a, int sms) {
-  const int64_t tm = ceil_div(a.M, 128), tiles = tm * ceil_div(a.N, 128) * a.batch;
-  const int64_t k_stages = ceil_div(a.K, 128);
-  const bool few = tiles <= sms / 2;
-  if (a.scales.mode == ScaleMode::block) {
-    if (few && k_stages >= 32) return {"sm90.ws_fp8.block.dsmem", "sm90.ws_fp8.block"};
-    return {"sm90.ws_fp8.block"};
-  }
-  if (a.accum == Accum::f32) {
-    if (few && k_stages >= 32) return {"sm90.ws_fp8.promoted.dsmem", "sm90.ws_fp8.promoted"};
-    return {"sm90.ws_fp8.promoted"};
-  }
+static std::vector<const char*> sm90_fp8_fast_tiles(const GemmArgs& a, int sms, int64_t tiles, int64_t tm,
+                                                    int64_t k_stages, bool few) {
   if (few && k_stages >= 64) return {"sm90.ws_fp8.dsmem", "sm90.ws_fp8"};
   const int64_t clusters = ceil_div(tm, 2) * ceil_div(a.N, 256) * a.batch;
   const int64_t wide_rounds = ceil_div(clusters, std::max(sms / 2, 1)), square_rounds = ceil_div(tiles, sms);
@@ -167,6 +153,38 @@ static std::vector<const char*> sm90_fp8_preference(const GemmArgs& a, int sms) 
   if (whole_sectors && ((a.K % 128 == 0 && a.K <= 8192) || a.K <= 2048))
     return {"sm90.ws_fp8.pingpong", cooperative, "sm90.ws_fp8"};
   return {cooperative, "sm90.ws_fp8"};
+}
+
+// The promoting entries and the decode swap, by their figures on an H200
+// (h200_fp8_entries_graph.md, CUDA-graph GPU time, bf16 output):
+// - Promotion (block scales; tensor / row-wise scales with fp32 sums,
+//   torch's use_fast_accum=False) overlapped with the next block's wgmmas
+//   (.overlap) on every shape timed: block 4096x7168x16384 920 TFLOPS
+//   against 830, +8.6-10.8% on six shapes; promoted +1-8% on eight
+//   (4096^3 1055 against 991). The cluster split for few tiles and deep K
+//   keeps the block entries' rule (no shape timed reaches it).
+// - Decode, M <= 64 with FP8 wgmma's own sums (use_fast_accum=True): the
+//   weight as A (ws_fp8.swap: its rows fill wgmma's M, x's few rows its N,
+//   K slices summed in a cluster), 0.90-1.66x _scaled_mm where the square
+//   tiles reach 0.52-0.91x, faster on all ten shapes timed (16x4096x4096 67
+//   TFLOPS against 37, 64x7168x16384 390 against 270). Past 64 rows it loses on a wide weight (100x14336x4096
+//   0.81x against 0.91x). bf16 / fp16 output only: fp32 takes the next.
+static std::vector<const char*> sm90_fp8_preference(const GemmArgs& a, int sms) {
+  const int64_t tm = ceil_div(a.M, 128), tiles = tm * ceil_div(a.N, 128) * a.batch;
+  const int64_t k_stages = ceil_div(a.K, 128);
+  const bool few = tiles <= sms / 2;
+  if (a.scales.mode == ScaleMode::block) {
+    if (few && k_stages >= 32) return {"sm90.ws_fp8.block.dsmem", "sm90.ws_fp8.block.overlap"};
+    return {"sm90.ws_fp8.block.overlap", "sm90.ws_fp8.block"};
+  }
+  if (a.accum == Accum::f32) {
+    if (few && k_stages >= 32) return {"sm90.ws_fp8.promoted.dsmem", "sm90.ws_fp8.promoted.overlap"};
+    return {"sm90.ws_fp8.promoted.overlap", "sm90.ws_fp8.promoted"};
+  }
+  std::vector<const char*> v;
+  if (a.M <= 64) v.push_back("sm90.ws_fp8.swap");
+  for (const char* name : sm90_fp8_fast_tiles(a, sms, tiles, tm, k_stages, few)) v.push_back(name);
+  return v;
 }
 
 // Measured winners first.

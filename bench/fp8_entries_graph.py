@@ -1,0 +1,59 @@
+"""FP8 entries side by side in CUDA-graph GPU time (bench/results/h200_fp8_entries_graph.md).
+
+  python bench/fp8_entries_graph.py [tuning|unseen]
+
+Each entry's 10 calls (tcgemm.scaled_matmul with out=, bf16 output, x @ w.T) are captured in a CUDA
+graph; 5 replays of every entry in alternating order; the median per call. torch._scaled_mm with the
+same use_fast_accum is the reference (block rows: the first entry)."""
+import os, subprocess, sys
+import statistics as st, torch, tcgemm
+dev = "cuda"
+commit = os.environ.get("TCGEMM_COMMIT") or subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                                                            text=True).stdout.strip()
+print("commit", commit, torch.cuda.get_device_name(), torch.__version__, flush=True)
+def timed(fs):
+    gs = {}
+    for n, f in fs.items():
+        f(); f(); torch.cuda.synchronize(); g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            for _ in range(10): f()
+        gs[n] = g
+    t = {n: [] for n in gs}
+    for _ in range(5):
+        for n, g in gs.items():
+            a, z = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record(); g.replay(); z.record(); torch.cuda.synchronize(); t[n].append(a.elapsed_time(z) / 10)
+    return {n: st.median(v) for n, v in t.items()}
+def case(M, N, K, mode, fast, kernels, ref):
+    x = torch.randn(M, K, device=dev); w = torch.randn(N, K, device=dev)
+    blk = {"tensor": ("tensor", "tensor"), "rowwise": ("row", "row"), "block": ((1, 128), (128, 128))}[mode]
+    xq, sx = tcgemm.quantize_fp8(x, block=blk[0]); wq, sw = tcgemm.quantize_fp8(w, block=blk[1])
+    sb = sw if mode == "block" else (sw.t() if mode == "rowwise" else sw)
+    o = torch.empty(M, N, device=dev, dtype=torch.bfloat16)
+    fs = {k: (lambda k=k: tcgemm.scaled_matmul(xq, wq.t(), sx, sb, out_dtype=torch.bfloat16, out=o, kernel=k,
+                                                use_fast_accum=fast)) for k in kernels}
+    if ref:
+        fs["_scaled_mm"] = lambda: torch._scaled_mm(xq, wq.t(), scale_a=sx.reshape(sx.shape if mode == "rowwise" else ()),
+                                                     scale_b=sb.reshape(sb.shape if mode == "rowwise" else ()),
+                                                     out_dtype=torch.bfloat16, use_fast_accum=fast)
+    m = timed(fs); fl = 2 * M * N * K
+    base = m.get("_scaled_mm", m[kernels[0]])
+    print(f"{M}x{N}x{K} {mode} {'fast' if fast else 'f32'}: " + "  ".join(
+        f"{n} {fl / m[n] / 1e9:.0f}TF ({base / m[n]:.3f}x)" for n in m), flush=True)
+P, PO, PD = "sm90.ws_fp8.promoted", "sm90.ws_fp8.promoted.overlap", "sm90.ws_fp8.promoted.dsmem"
+if (sys.argv[1:] or ["tuning"])[0] == "tuning":
+    for s in [(4096, 4096, 4096), (4096, 7168, 16384), (8192, 8192, 4096), (2048, 2048, 8192)]:
+        case(*s, "tensor", False, ["auto", P, PO], True)
+    for s in [(4096, 7168, 16384), (4096, 4096, 4096), (2048, 7168, 4096)]:
+        case(*s, "block", False, ["auto", "sm90.ws_fp8.block", "sm90.ws_fp8.block.overlap"], False)
+    for s in [(16, 7168, 16384), (64, 7168, 16384), (16, 4096, 4096), (128, 4096, 4096)]:
+        case(*s, "rowwise", True, ["auto", "sm90.ws_fp8.swap"], True)
+else:
+    for s in [(1000, 3008, 5008), (3000, 1536, 7168), (512, 7168, 16384), (6144, 5120, 3072)]:
+        case(*s, "tensor", False, ["auto", P, PO, PD], True)
+    for s in [(1000, 3008, 5120), (512, 7168, 16384), (6144, 5120, 3072)]:
+        case(*s, "block", False, ["auto", "sm90.ws_fp8.block", "sm90.ws_fp8.block.overlap", "sm90.ws_fp8.block.dsmem"], False)
+    for s in [(1, 7168, 16384), (32, 8192, 8192), (100, 14336, 4096), (128, 7168, 16384), (48, 1008, 4112)]:
+        case(*s, "rowwise", True, ["auto", "sm90.ws_fp8.swap"], True)
+    for s in [(8, 4096, 14336), (64, 28672, 4096)]:
+        case(*s, "tensor", True, ["auto", "sm90.ws_fp8.swap"], True)
