@@ -38,7 +38,9 @@ def case(M, N, K, mode, fast, kernels, ref):
                                                      out_dtype=torch.bfloat16, use_fast_accum=fast)
     m = timed(fs); fl = 2 * M * N * K
     base = m.get("_scaled_mm", m[kernels[0]])
-    print(f"{M}x{N}x{K} {mode} {'fast' if fast else 'f32'}: " + "  ".join(
+    pick = next((p[1] for k, p in tcgemm._call._PLANS.items()
+                 if k[-1] == "scaled" and k[1:4] == (M, N, K) and k[9] == "auto"), "?")  # the entry auto took
+    print(f"{M}x{N}x{K} {mode} {'fast' if fast else 'f32'} (auto: {pick}): " + "  ".join(
         f"{n} {fl / m[n] / 1e9:.0f}TF ({base / m[n]:.3f}x)" for n in m), flush=True)
 P, PO, PD = "sm90.ws_fp8.promoted", "sm90.ws_fp8.promoted.overlap", "sm90.ws_fp8.promoted.dsmem"
 if (sys.argv[1:] or ["tuning"])[0] == "tuning":

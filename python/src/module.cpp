@@ -231,6 +231,11 @@ struct RunArgs {
   // FP8 scales (the plan fixes the mode): fp32 device pointers and element strides (GemmArgs::scales).
   long long scale_a = 0, scale_b = 0;
   long long scale_a_stride = 1, scale_a_stride_k = 0, scale_b_stride = 1, scale_b_stride_k = 0;
+  // Staging (set_staging): copies into padded buffers before the kernel, and of a padded result
+  // out after it, one copy_matrices launch each.
+  MatrixCopy stage_in[kMaxMatrixCopies];
+  MatrixCopy stage_out[1];
+  int n_stage_in = 0, n_stage_out = 0;
 };
 static_assert(sizeof(long long) == sizeof(uintptr_t), "addresses are 64-bit");
 
@@ -323,6 +328,78 @@ PyObject* run_args_set_scales(PyObject* self, PyObject* args) {
   Py_RETURN_NONE;
 }
 
+// A sequence of (src, dst, rows, cols, batch, src_row, src_col, src_batch, dst_row, dst_col,
+// dst_batch) tuples into `out` (at most `most`) -> how many, or -1 with a Python error set.
+int parse_copies(PyObject* seq, MatrixCopy* out, int most, const char* what) {
+  PyObject* fast = PySequence_Fast(seq, what);
+  if (!fast) return -1;
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+  if (n > most) {
+    Py_DECREF(fast);
+    PyErr_Format(PyExc_ValueError, "tcgemm._core.RunArgs.set_staging: %s takes at most %d copies, got %zd", what,
+                 most, n);
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    long long src, dst;
+    MatrixCopy m;
+    static_assert(sizeof(long long) == sizeof(int64_t), "strides are 64-bit");
+    if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast, i), "LLLLLLLLLLL:set_staging", &src, &dst, &m.rows, &m.cols,
+                          &m.batch, &m.src_row, &m.src_col, &m.src_batch, &m.dst_row, &m.dst_col, &m.dst_batch)) {
+      Py_DECREF(fast);
+      return -1;
+    }
+    if (src < 0 || dst < 0) {
+      Py_DECREF(fast);
+      PyErr_SetString(PyExc_ValueError, "tcgemm._core.RunArgs.set_staging: a negative address");
+      return -1;
+    }
+    m.src = address<const void>(src), m.dst = address<void>(dst);
+    out[i] = m;
+  }
+  Py_DECREF(fast);
+  return static_cast<int>(n);
+}
+
+PyObject* run_args_set_staging(PyObject* self, PyObject* args) {
+  RunArgs& r = reinterpret_cast<PyRunArgs*>(self)->r;
+  PyObject *ins, *outs;
+  if (!PyArg_ParseTuple(args, "OO:set_staging", &ins, &outs)) return nullptr;
+  RunArgs n = r;
+  if ((n.n_stage_in = parse_copies(ins, n.stage_in, kMaxMatrixCopies, "copies_in")) < 0) return nullptr;
+  if ((n.n_stage_out = parse_copies(outs, n.stage_out, 1, "copies_out")) < 0) return nullptr;
+  r = n;
+  Py_RETURN_NONE;
+}
+
+// (copies_in, copies_out) as set_staging took them: for tests and repr.
+PyObject* copies_tuple(const MatrixCopy* c, int n) {
+  PyObject* t = PyTuple_New(n);
+  for (int i = 0; t && i < n; ++i) {
+    const MatrixCopy& m = c[i];
+    PyObject* e = Py_BuildValue("(LLLLLLLLLLL)", static_cast<long long>(reinterpret_cast<uintptr_t>(m.src)),
+                                static_cast<long long>(reinterpret_cast<uintptr_t>(m.dst)), m.rows, m.cols, m.batch,
+                                m.src_row, m.src_col, m.src_batch, m.dst_row, m.dst_col, m.dst_batch);
+    if (!e) {
+      Py_DECREF(t);
+      return nullptr;
+    }
+    PyTuple_SET_ITEM(t, i, e);
+  }
+  return t;
+}
+
+PyObject* run_args_staging(PyObject* self, PyObject*) {
+  const RunArgs& r = reinterpret_cast<PyRunArgs*>(self)->r;
+  PyObject* ins = copies_tuple(r.stage_in, r.n_stage_in);
+  PyObject* outs = ins ? copies_tuple(r.stage_out, r.n_stage_out) : nullptr;
+  if (!outs) {
+    Py_XDECREF(ins);
+    return nullptr;
+  }
+  return Py_BuildValue("(NN)", ins, outs);
+}
+
 PyObject* run_args_repr(PyObject* self) {
   const RunArgs& r = reinterpret_cast<PyRunArgs*>(self)->r;
   const std::string s = "RunArgs(plan=" + std::to_string(r.plan) + ", a=" + std::to_string(r.a) +
@@ -359,6 +436,11 @@ PyTypeObject* run_args_type() {
       {"set_batch", run_args_set_batch, METH_VARARGS, "set_batch(batch, stride_a, stride_b, stride_c)"},
       {"set_scales", run_args_set_scales, METH_VARARGS,
        "set_scales(scale_a, scale_b, scale_a_stride, scale_a_stride_k, scale_b_stride, scale_b_stride_k)"},
+      {"set_staging", run_args_set_staging, METH_VARARGS,
+       "set_staging(copies_in, copies_out): copies (src, dst, rows, cols, batch, src_row, src_col, src_batch, "
+       "dst_row, dst_col, dst_batch) of 2-byte elements, element strides, made in one launch before the kernel "
+       "(at most 4) and one after it (at most 1)"},
+      {"staging", run_args_staging, METH_NOARGS, "staging() -> (copies_in, copies_out) as set_staging took them"},
       {nullptr, nullptr, 0, nullptr}};
   static PyTypeObject type = [] {
     PyTypeObject t{PyVarObject_HEAD_INIT(nullptr, 0)};
@@ -407,6 +489,20 @@ void launch_planned(const Plan& p, const GemmArgs& g) {
   {
     py::gil_scoped_release nogil;
     s = run_plan(p, g);
+  }
+  check(s);
+}
+
+// The same with the staging copies around the kernel, all on its stream.
+void launch_planned(const Plan& p, const GemmArgs& g, const RunArgs& r) {
+  const DeviceGuard on(p.device);
+  check(on.status);
+  Status s;
+  {
+    py::gil_scoped_release nogil;
+    s = copy_matrices(r.stage_in, r.n_stage_in, g.stream);
+    if (s) s = run_plan(p, g);
+    if (s) s = copy_matrices(r.stage_out, r.n_stage_out, g.stream);
   }
   check(s);
 }
@@ -862,7 +958,10 @@ PYBIND11_MODULE(_core, m) {
         check_fields(r);
         const Plan* p = planned(static_cast<uintptr_t>(r.plan));  // (a negative handle is no plan's either)
         const GemmArgs g = planned_args(*p, r);
-        launch_planned(*p, g);
+        if (r.n_stage_in | r.n_stage_out)
+          launch_planned(*p, g, r);
+        else
+          launch_planned(*p, g);
       },
       "Checks the RunArgs against its plan's shape and device, then enqueues the kernel on its stream.");
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from . import _core
 from ._operands import BIAS_TYPES, DTYPES, bfloat16, dtype_name
+from ._staging import Staging
 from ._workspace import WorkspaceCache
 
 _LAYOUT = (_core.Layout.NN, _core.Layout.TN)
@@ -64,6 +65,22 @@ def scaled_plan(device, M, N, K, dtype_a, dtype_b, dtype_c, mode, plain, kernel,
 # microseconds of host time): _workspace.py says what is kept and why
 # dropping one is safe. release_memory() drops them all.
 WORKSPACES = WorkspaceCache()
+
+
+# Staged buffers up to this many bytes share the stream's kept workspace; larger ones are taken
+# from the framework's allocator for the call (a few microseconds against a copy of tens of MB).
+KEEP_STAGING = 64 << 20
+
+
+def staging_workspace(fw, stg, nbytes, dev, like, sh):
+    """workspace() for a call that stages operands: kept up to KEEP_STAGING bytes, else fresh from
+    the framework's allocator on `sh` (a DeviceArray call with a torch or cupy operand to stage:
+    from that operand's framework)."""
+    if fw.kind == "DeviceArray":
+        fw, like = stg.owner
+    elif nbytes <= KEEP_STAGING:
+        return workspace(fw, nbytes, dev, like, sh)
+    return fw.scratch(nbytes, dev, like, sh)
 
 
 def workspace(fw, nbytes, dev, like, sh):
@@ -168,16 +185,21 @@ def device_matmul(call, sh):
         _same_device(ada, a, "a", dev)
     if adb.device_of(b) != dev:
         _same_device(adb, b, "b", dev)
+    # What the kernels cannot read in place is staged (_staging.py): laid out here, copied by the
+    # launch itself.
+    stg = None
     A = ada.operand(a, "a")
     if A is None and any_rows(kernel):  # rows anywhere: read in place (the 16-byte rule is the others')
         A = ada.operand(a, "a", True)
     if A is None or A.transposed:  # the kernels read A row-major
-        A = ada.stage(a, "a", sh)
+        stg = Staging()
+        A = stg.operand(ada, a, "a")
     B = adb.operand(b, "b")
     if B is None and any_rows(kernel):
         B = adb.operand(b, "b", True)
     if B is None:
-        B = adb.stage(b, "b", sh)
+        stg = stg or Staging()
+        B = stg.operand(adb, b, "b", column_major_ok=True)
     dt = A.dtype
     if B.dtype is not dt and B.dtype != dt:
         raise TypeError(f"tcgemm: a and b must have the same dtype, got {A.dtype} and {B.dtype}")
@@ -204,7 +226,7 @@ def device_matmul(call, sh):
 
     # The output: the caller's `out` in place when the kernels can write it,
     # else a staging buffer copied into it afterwards.
-    D, staged_out = None, False
+    D, res = None, None  # res: where a staged D is copied to (out, or the new result)
     if out is not None:
         D = ad_out.operand(out, "out")
         if D is None and any_rows(kernel):
@@ -214,43 +236,61 @@ def device_matmul(call, sh):
             _check_out(out, (batch, M, N) if batched else (M, N), dt)  # raises on a wrong shape or dtype
             if ad_out.kind == "DeviceArray":
                 raise ValueError("tcgemm: out must be a row-major DeviceArray, not a transposed view")
-            # c is out: read from the staged copy, written in place there
-            D, staged_out = (ad_out.stage(out, "out", sh) if ep.c is out else None), True
+            res = out
         elif ad_out.device_of(out) != dev:
             _same_device(ad_out, out, "out", dev)
     if M == 0 or N == 0 or K == 0 or batch == 0:
         return _empty_product(fw, ep, out, (batch, M, N) if batched else (M, N), dt, sh, dev, like, batched)
-    if D is None:
+    if res is not None:  # the caller's out, staged (c is out: read from it first)
+        stg = stg or Staging()
+        D = stg.result(batch, M, N, dt, ad_out.strided(out, "out"), ep.c is out)
+    elif D is None:
         if not fw.capturable_outputs:
             capture_guard(sh, f"a new {fw.kind} result")
-        D = fw.empty(batch if batched else None, M, N, dt, dev, sh, like, N % 8 != 0 and any_rows(kernel))
+        # Dense (torch, cupy) or pitched (DeviceArray); dense rows that are not 16-byte multiples
+        # are written through a staged buffer, unless the kernel writes rows anywhere.
+        D = fw.empty(batch if batched else None, M, N, dt, dev, sh, like, True)
+        if D.ld % 8 and not any_rows(kernel):
+            res, stg = D, stg or Staging()
+            D = stg.result(batch, M, N, dt, (D.ptr, (batch, M, N) if batched else (M, N),
+                                             (M * D.ld, D.ld, 1) if batched else (D.ld, 1)))
+    C = None  # the epilogue's source (ep.c is None when beta == 0)
+    if ep.c is not None:
+        if ep.c is out:
+            C = D
+        else:
+            c = ep.c
+            adc = adapter_of(c)
+            if adc is None:
+                if not isinstance(c, np.ndarray):
+                    raise TypeError(f"tcgemm: c must be an array of a kind tcgemm takes, got {type(c).__name__}")
+                capture_guard(sh, "a NumPy c (uploaded first)")
+                c, adc = fw.from_host(c, sh, dev, like), fw
+            _same_device(adc, c, "c", dev)
+            C = adc.operand(c, "c")
+            if C is None and any_rows(kernel):
+                C = adc.operand(c, "c", True)
+            if C is None or C.transposed:
+                stg = stg or Staging()
+                C = stg.operand(adc, c, "c")
 
     tn = B.transposed
     p = _PLANS.get((dev, M, N, K, dt, tn, accumulate, ep.plain, batch, split_k, kernel))  # plan()'s cache, inline
     if p is None:
         p = plan(dev, M, N, K, dt, tn, accumulate, ep.plain, batch, split_k, kernel)
     h, _name, workspace_bytes = p
-    workspace_keep, workspace_ptr = workspace(fw, workspace_bytes, dev, like, sh) if workspace_bytes else (None, 0)
+    if stg is None:
+        workspace_keep, workspace_ptr = workspace(fw, workspace_bytes, dev, like, sh) if workspace_bytes else (None, 0)
+    else:  # the staged buffers after the kernel's workspace, in one allocation
+        kernel_bytes = -(-workspace_bytes // 256) * 256
+        workspace_keep, workspace_ptr = staging_workspace(fw, stg, kernel_bytes + stg.nbytes, dev, like, sh)
+        copies = stg.place(workspace_ptr + kernel_bytes)
     run = _core.RunArgs(h, A.ptr, B.ptr, D.ptr, A.ld, B.ld, D.ld, sh, workspace_ptr, workspace_bytes, grid_swizzle)
-    if not ep.plain:  # (c is None when beta == 0)
+    if stg is not None:
+        run.set_staging(*copies)
+    if not ep.plain:
         src, ld_src, stride_src = 0, 0, 0
-        if ep.c is not None:
-            if ep.c is out:
-                C = D
-            else:
-                c = ep.c
-                adc = adapter_of(c)
-                if adc is None:
-                    if not isinstance(c, np.ndarray):
-                        raise TypeError(f"tcgemm: c must be an array of a kind tcgemm takes, got {type(c).__name__}")
-                    capture_guard(sh, "a NumPy c (uploaded first)")
-                    c, adc = fw.from_host(c, sh, dev, like), fw
-                _same_device(adc, c, "c", dev)
-                C = adc.operand(c, "c")
-                if C is None and any_rows(kernel):
-                    C = adc.operand(c, "c", True)
-                if C is None or C.transposed:
-                    C = adc.stage(c, "c", sh)
+        if C is not None:
             src, ld_src = C.ptr, C.ld
             stride_src = C.bstride if batched and len(ep.c.shape) == 3 else 0
         bias_ptr, bias_type, keep_bias = 0, 2, None
@@ -263,10 +303,8 @@ def device_matmul(call, sh):
     if fw.kind == "DeviceArray":
         fw.mark_used(D, sh)
     if out is not None:
-        if staged_out:
-            ad_out.copy_back(D, out, sh)
         return out
-    return fw.result(D, batch, M, N)
+    return fw.result(res or D, batch, M, N)
 
 
 def device_scaled_matmul(fw, a, b, scale_a, scale_b, views, out_dtype, ep, out, kernel, fast, sh):

@@ -257,7 +257,7 @@ class DeviceArrays:
         return Operand(buf.ptr, buf.rows, buf.cols, buf.pitch, False, x.dtype, x)
 
     @staticmethod
-    def stage(x, what, stream):
+    def strided(x, what):
         # A DeviceArray is always aligned; only a transposed view as `a` gets here.
         raise ValueError(f"tcgemm: {what} must be row-major; a transposed DeviceArray view is only "
                          "accepted as b (TN); use to_device(np.ascontiguousarray(...))")
@@ -277,10 +277,6 @@ class DeviceArrays:
     @staticmethod
     def result(d: Operand, batch, rows, cols):
         return d.keep
-
-    @staticmethod
-    def copy_back(staged: Operand, out, stream):
-        raise AssertionError("DeviceArray outputs are always written in place")
 
     @staticmethod
     def from_host(x, stream, device, like):

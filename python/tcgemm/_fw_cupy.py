@@ -46,22 +46,28 @@ def operand(x, what, any_rows=False):
     return Operand(ptr, r, c, ld, t, dt, x)
 
 
-def stage(x, what, stream_):
-    dt = check_dtype(x.dtype, what)
-    *lead, r, c = x.shape
-    p = pitch_for(c)
-    # On the call's stream: the kernel is ordered after the copy, and cupy's
-    # pool reuses the buffer only on that stream (after the kernel).
+def strided(x, what):
+    """(address, shape, element strides) of an array to stage (_staging.py); cupy's strides are in
+    bytes and may be negative."""
+    return x.data.ptr, tuple(x.shape), tuple(s // x.itemsize for s in x.strides)
+
+
+def dtype_of(x, what):
+    return check_dtype(x.dtype, what)
+
+
+def scratch(nbytes, device, like, stream_):
+    """Bytes for one call from cupy's pool on stream `sh` (which hands them again only to work on
+    that stream, ordered after the kernel)."""
     ctx = cupy.cuda.ExternalStream(stream_) if stream_ != stream(None) else None
     if ctx is not None:
         ctx.__enter__()
     try:
-        st = cupy.empty((*lead, r, p), dtype=x.dtype)
-        st[..., :c] = x
+        w = cupy.empty((nbytes,), dtype=cupy.uint8)
     finally:
         if ctx is not None:
             ctx.__exit__(None, None, None)
-    return Operand(st.data.ptr, r, c, p, False, dt, st, lead[0] if lead else 1, r * p if lead else 0)
+    return w, w.data.ptr
 
 
 def empty(batch, rows, cols, dtype, device, stream_, like, any_rows=False):
@@ -79,10 +85,6 @@ def workspace(nbytes, device, like):
 def result(d: Operand, batch, rows, cols):
     st = d.keep
     return st if d.ld == cols else cupy.ascontiguousarray(st[..., :cols])
-
-
-def copy_back(staged: Operand, out, stream_):
-    out[...] = staged.keep[..., :staged.cols]
 
 
 def from_host(x: np.ndarray, stream_, device, like):

@@ -100,17 +100,21 @@ def operand(x, what, any_rows=False):
     return Operand(ptr, r, c, ld, t, dt, x)
 
 
-def stage(x, what, stream_):
-    """A row-major copy of `x` with a kernel pitch, made on the call's stream
-    (so the kernel is ordered after it, and torch reuses the buffer only
-    after the kernel: its caching allocator is per stream)."""
-    dt = _dtype(x, what)
-    *lead, r, c = x.shape
-    p = pitch_for(c)
-    with _on_stream(stream_, x.get_device()):
-        st = x.new_empty((*lead, r, p))
-        st[..., :c].copy_(x)
-    return Operand(st.data_ptr(), r, c, p, False, dt, st, lead[0] if lead else 1, r * p if lead else 0)
+def strided(x, what):
+    """(address, shape, element strides) of a tensor to stage (_staging.py)."""
+    return x.data_ptr(), tuple(x.shape), x.stride()
+
+
+def dtype_of(x, what):
+    return _dtype(x, what)
+
+
+def scratch(nbytes, device, like, stream_):
+    """Bytes for one call from torch's allocator on stream `sh` (freed after the call: torch reuses
+    them only for later work on that stream, ordered after the kernel)."""
+    with _on_stream(stream_, device):
+        w = like.new_empty((nbytes,), dtype=torch.uint8)
+    return w, w.data_ptr()
 
 
 class _on_stream:
@@ -151,10 +155,6 @@ def workspace(nbytes, device, like):
 def result(d: Operand, batch, rows, cols):
     st = d.keep
     return st if d.ld == cols else st[..., :cols].contiguous()
-
-
-def copy_back(staged: Operand, out, stream_):
-    out.copy_(staged.keep[..., :staged.cols])
 
 
 def from_host(x: np.ndarray, stream_, device, like):

@@ -449,6 +449,37 @@ int main() {
     }
   }
 
+  // copy_matrices (the staging copies): what its checks refuse, before any launch.
+  {
+    alignas(16) static char buf[64];
+    auto copy = [&] {
+      MatrixCopy m;
+      m.src = buf, m.dst = buf + 32, m.rows = 3, m.cols = 5, m.src_row = 7, m.dst_row = 8;
+      return m;
+    };
+    auto refuses = [](const MatrixCopy* c, int n, const char* needle) {
+      const Status s = check_copies(c, n);
+      const bool ok = s.code == StatusCode::invalid_argument && s.message.find(needle) != std::string::npos;
+      if (!ok) std::fprintf(stderr, "  expected a refusal containing '%s', got '%s'\n", needle, s.message.c_str());
+      return ok;
+    };
+    MatrixCopy four[kMaxMatrixCopies + 1] = {copy(), copy(), copy(), copy(), copy()};
+    CHECK(check_copies(four, kMaxMatrixCopies).ok());
+    CHECK(check_copies(nullptr, 0).ok());
+    CHECK(refuses(four, kMaxMatrixCopies + 1, "not in 0..4"));
+    CHECK(refuses(nullptr, 1, "copies is null"));
+    { MatrixCopy m = copy(); m.rows = -1; CHECK(refuses(&m, 1, ">= 0")); }
+    { MatrixCopy m = copy(); m.src = nullptr; CHECK(refuses(&m, 1, "must not be null")); }
+    { MatrixCopy m = copy(); m.src = nullptr, m.cols = 0; CHECK(check_copies(&m, 1).ok()); }  // empty: nothing read
+    { MatrixCopy m = copy(); m.dst = buf + 3; CHECK(refuses(&m, 1, "2-byte aligned")); }
+    { MatrixCopy m = copy(); m.src_row = -7, m.dst_col = 0; CHECK(check_copies(&m, 1).ok()); }  // any stride
+    { MatrixCopy m = copy(); m.rows = int64_t{1} << 20, m.cols = int64_t{1} << 14, m.batch = 2;
+      CHECK(refuses(&m, 1, "2^31 chunks")); }
+    { MatrixCopy m = copy(); m.rows = int64_t{1} << 20, m.cols = (int64_t{1} << 14) - 8;
+      CHECK(check_copies(&m, 1).ok()); }
+    if (device_count() == 0) CHECK(copy_matrices(four, 1, nullptr).code != StatusCode::ok);
+  }
+
   if (device_count() == 0) {
     // Without a device every kernel reports why it cannot run.
     for (const auto& kk : kernels()) CHECK(check_runnable(kk).code == StatusCode::no_device);

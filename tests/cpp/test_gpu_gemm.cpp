@@ -286,12 +286,82 @@ static bool run_any_rows_case(const KernelInfo& k, const Case& c, DType dt, Layo
 // One (dtype, accumulator, layout) a kernel supports.
 struct Combo { DType dt; Accum acc; Layout lay; };
 
+// copy_matrices (the staging copies of the Python call path) against the same copies made on the
+// host: ragged row-major sources, column-major sources and destinations, a negative and a zero
+// stride, batches, an empty copy, four copies in one launch and one large enough for the grid-
+// stride loop; every element of the destination buffers compared, so a write outside a copy (the
+// padding) fails too.
+static void check_copy_matrices(std::mt19937& rng) {
+  struct C {
+    int64_t rows, cols, batch, sr, sc, sb, dr, dc, db;
+  };
+  auto extent = [](int64_t rows, int64_t cols, int64_t batch, int64_t r, int64_t c, int64_t b, int64_t* lo) {
+    int64_t l = 0, h = 0;
+    for (int64_t v : {(rows - 1) * r, (cols - 1) * c, (batch - 1) * b}) (v < 0 ? l : h) += v;
+    *lo = l;
+    return h - l + 1;
+  };
+  const std::vector<std::vector<C>> launches = {
+      {{37, 1001, 2, 1003, 1, 37 * 1003 + 3, 1008, 1, 37 * 1008},  // ragged rows -> padded (the common case)
+       {129, 77, 1, 1, 131, 0, 80, 1, 129 * 80},                   // column-major a -> row-major
+       {130, 45, 1, 48, 1, 0, 1, 133, 0},                          // padded result -> column-major out
+       {21, 19, 3, -19, 1, 0, 24, 1, 21 * 24}},                    // negative row stride, broadcast batch
+      {{2048, 1000, 1, 1000, 1, 0, 1000, 1, 0},                    // aligned, 16-byte chunks, grid-stride
+       {5, 0, 1, 8, 1, 0, 8, 1, 0},                                // empty
+       {1, 9, 1, 0, 0, 0, 16, 1, 0}}};                             // one element broadcast (zero strides)
+  SCOPED_CASE("copy_matrices");
+  std::uniform_int_distribution<int> bits(0, 0x7BFF);
+  const uint16_t poison = 0xFFFF;
+  for (const auto& cs : launches) {
+    std::vector<MatrixCopy> copies;
+    std::vector<int64_t> src_at, dst_at;
+    int64_t ns = 1, nd = 3;  // odd starts: 2-byte aligned only
+    for (const C& c : cs) {
+      int64_t lo = 0;
+      const int64_t es = c.rows && c.cols ? extent(c.rows, c.cols, c.batch, c.sr, c.sc, c.sb, &lo) : 0;
+      src_at.push_back(ns - lo), ns += es + 5;
+      const int64_t ed = c.rows && c.cols ? extent(c.rows, c.cols, c.batch, c.dr, c.dc, c.db, &lo) : 0;
+      dst_at.push_back(nd - lo), nd += ed + 7;
+    }
+    std::vector<uint16_t> hs(ns), hd(nd, poison), want(nd, poison);
+    for (auto& x : hs) x = static_cast<uint16_t>(bits(rng));
+    uint16_t *ds = nullptr, *dd = nullptr;
+    Status st = cuda_status(cudaMalloc(reinterpret_cast<void**>(&ds), ns * 2), "cudaMalloc");
+    if (st.ok()) st = cuda_status(cudaMalloc(reinterpret_cast<void**>(&dd), nd * 2), "cudaMalloc");
+    if (st.ok()) st = cuda_status(cudaMemcpy(ds, hs.data(), ns * 2, cudaMemcpyHostToDevice), "upload");
+    if (st.ok()) st = cuda_status(cudaMemcpy(dd, hd.data(), nd * 2, cudaMemcpyHostToDevice), "upload");
+    for (size_t i = 0; i < cs.size(); ++i) {
+      const C& c = cs[i];
+      MatrixCopy m;
+      m.src = ds + src_at[i], m.dst = dd + dst_at[i], m.rows = c.rows, m.cols = c.cols, m.batch = c.batch;
+      m.src_row = c.sr, m.src_col = c.sc, m.src_batch = c.sb, m.dst_row = c.dr, m.dst_col = c.dc, m.dst_batch = c.db;
+      copies.push_back(m);
+      for (int64_t b = 0; b < c.batch; ++b)
+        for (int64_t r = 0; r < c.rows; ++r)
+          for (int64_t q = 0; q < c.cols; ++q)
+            want[dst_at[i] + b * c.db + r * c.dr + q * c.dc] = hs[src_at[i] + b * c.sb + r * c.sr + q * c.sc];
+    }
+    if (st.ok()) st = copy_matrices(copies.data(), static_cast<int>(copies.size()), nullptr);
+    if (st.ok()) st = cuda_status(cudaDeviceSynchronize(), "copy_matrices");
+    if (st.ok()) st = cuda_status(cudaMemcpy(hd.data(), dd, nd * 2, cudaMemcpyDeviceToHost), "download");
+    CHECK_MSG(st.ok(), "%s", st.message.c_str());
+    int64_t wrong = 0, first = -1;
+    for (int64_t i = 0; i < nd; ++i)
+      if (hd[i] != want[i]) first = first < 0 ? i : first, ++wrong;
+    CHECK_MSG(wrong == 0, "%lld of %lld elements wrong (first at %lld)", (long long)wrong, (long long)nd,
+              (long long)first);
+    cudaFree(ds), cudaFree(dd);
+  }
+  std::printf("  copy_matrices          checked\n");
+}
+
 int main() {
   if (device_count() == 0) {
     std::printf("SKIP: no CUDA device found; GPU tests need one\n");
     return 77;
   }
   std::mt19937 rng(std::random_device{}());  // fresh data every run
+  check_copy_matrices(rng);
   // Two kinds of shape. Small ones, none a multiple of any tile side (1, 7,
   // 127, 129, 1000 and their neighbours): by default 7x13x9 and 129x127x200
   // on every (dtype, accumulator, layout) of every kernel and one of the

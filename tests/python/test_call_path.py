@@ -86,6 +86,71 @@ def test_torch_layouts_that_need_staging():
     assert rel_err(_np(o2), ref) < 2e-3
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_staged_operands_every_layout_and_the_padding_untouched(dtype):
+    """Staging by the launch (_staging.py, copy_matrices): a ragged and a column-major a, a ragged
+    TN b (staged column-major: still TN), a ragged column-major c, a ragged out with poisoned
+    padding that must stay poisoned, c is out, a batch with a ragged batch stride, a new result
+    whose rows are 90 bytes."""
+    dt = getattr(torch, dtype)
+    M, N, K = 129, 45, 1001
+    x = _t((M + 1, K + 2), dt)[1:, 1:K + 1]           # ld 1003, start 2 bytes off
+    xt = _t((K, M), dt).t()                            # column-major a
+    w = _t((N, K), dt)                                 # w.t(): TN, ld 1001
+    c = _t((N, M), dt).t()                             # column-major c, ld 129
+    base = torch.full((M, N + 3), float("nan"), dtype=dt, device="cuda")
+    out = base[:, 1:N + 1]                             # ldc 48, start 2 bytes off; padding poisoned
+    for a in (x, xt):
+        tcgemm.matmul(a, w.t(), c=c, alpha=0.5, beta=-1.0, out=out)
+        assert rel_err(_np(out), _ref(a, w.t(), c=c, alpha=0.5, beta=-1.0)) < _bnd(x)
+        assert torch.isnan(base[:, 0]).all() and torch.isnan(base[:, N + 1:]).all()
+        y = tcgemm.matmul(a, w.t())
+        assert y.is_contiguous() and y.shape == (M, N) and rel_err(_np(y), _ref(a, w.t())) < _bnd(x)
+    acc = _t((N, M), dt).t()                           # c is out, column-major
+    c0 = acc.clone()
+    tcgemm.matmul(x, w.t(), c=acc, beta=1.0, out=acc)
+    assert rel_err(_np(acc), _ref(x, w.t(), c=c0, beta=1.0)) < _bnd(x)
+    xb = _t((3, M, K), dt)                             # batch, ld 1001
+    yb = tcgemm.matmul(xb, w.t())
+    ref = np.stack([_ref(xb[i], w.t()) for i in range(3)])
+    assert yb.shape == (3, M, N) and rel_err(_np(yb), ref) < _bnd(x)
+
+
+def test_staged_calls_in_a_loop_allocate_nothing_and_capture():
+    """With out= given, a ragged call takes its padded buffers from the stream's kept workspace:
+    after the first call torch's allocator is not asked again; the same call captured in a CUDA graph
+    replays correctly on fresh inputs."""
+    M, N, K = 2247, 831, 671
+    x, w = _t((M, K)), _t((K, N))
+    out = torch.full((M, N), float("nan"), dtype=torch.float16, device="cuda")
+    tcgemm.matmul(x, w, out=out)
+    torch.cuda.synchronize()
+    before = torch.cuda.memory_stats()["allocation.all.allocated"]
+    for _ in range(3):
+        tcgemm.matmul(x, w, out=out)
+    torch.cuda.synchronize()
+    assert torch.cuda.memory_stats()["allocation.all.allocated"] == before
+    assert rel_err(_np(out), _ref(x, w)) < 2e-3
+    g, _ = _capture(lambda: tcgemm.matmul(x, w, out=out))
+    x.uniform_(-1, 1), w.uniform_(-1, 1), out.fill_(float("nan"))
+    g.replay()
+    torch.cuda.synchronize()
+    assert rel_err(_np(out), _ref(x, w)) < 2e-3
+
+
+def test_cupy_staged_negative_strides():
+    cp = pytest.importorskip("cupy")
+    rng = np.random.default_rng()
+    a = cp.asarray(rng.uniform(-1, 1, (130, 77)).astype(np.float16))[::-1, 1:]  # negative row stride, ld 77
+    b = cp.asarray(rng.uniform(-1, 1, (50, 76)).astype(np.float16)).T            # TN, ld 76
+    out = cp.full((130, 50), cp.nan, dtype=cp.float16)[:, ::-1]                 # negative column stride
+    ref = cp.asnumpy(a).astype(np.float64) @ cp.asnumpy(b).astype(np.float64)
+    tcgemm.matmul(a, b, out=out)
+    assert rel_err(cp.asnumpy(out), ref) < 2e-3
+    y = tcgemm.matmul(a, b[:, :45])
+    assert y.flags.c_contiguous and rel_err(cp.asnumpy(y), ref[:, :45]) < 2e-3
+
+
 def test_torch_rows_anywhere_are_read_in_place_by_the_ragged_kernel():
     """sm89.mma_ragged.s2 reads operands whose rows are not 16-byte multiples apart or start off a
     16-byte boundary, and writes such an `out`, in place: the allocator's count moves by nothing with

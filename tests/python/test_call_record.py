@@ -142,8 +142,104 @@ def test_rows_anywhere_reach_a_kernel_that_reads_them_unstaged(fake):
     assert fake.runs[-1].ldc == N and y.d.ld == N
     assert (fake.runs[-1].source, fake.runs[-1].ld_source) == (c.ptr, N)
     assert fake.plans[0][0] == "sm89.mma_ragged.s2"
-    with pytest.raises(AssertionError, match="aligned"):
-        tcgemm.matmul(x, w.T, out=o, kernel="sm89.mma_bk32.s3")
+    assert fake.runs[-1].staging() == ((), ())
+    tcgemm.matmul(x, w.T, out=o, kernel="sm89.mma_bk32.s3")  # any other kernel: staged
+    ins, outs = fake.runs[-1].staging()
+    assert len(ins) == 2 and len(outs) == 1
+
+
+def _pad(n):
+    return (n + 7) // 8 * 8
+
+
+def _round(nbytes):
+    return (nbytes + 255) // 256 * 256
+
+
+def test_ragged_operands_are_staged_by_the_launch_in_the_kept_workspace(fake):
+    """Rows TMA cannot read (ld 1001 and 45, a start 2 bytes off): the call lays padded copies out
+    in the stream's workspace and hands the launch their copies (RunArgs.set_staging: one launch
+    in, one out); w.T stays TN (staged as rows of w); repeated calls allocate nothing."""
+    M, N, K = 33, 45, 1001
+    x = FakeTensor((M, K), (1 << 20) + 2)
+    w = FakeTensor((N, K), 1 << 22)
+    o = FakeTensor((M, N), 1 << 24)  # ldc 45
+    for _ in range(3):
+        assert tcgemm.matmul(x, w.T, out=o) is o
+    assert len(FakeAdapter.allocations) == 1 and len(fake.runs) == 3
+    nbytes, base = FakeAdapter.allocations[0]
+    pk, pn = _pad(K), _pad(N)
+    a_at, b_at, d_at = base, base + _round(2 * M * pk), base + _round(2 * M * pk) + _round(2 * N * pk)
+    assert nbytes == _round(2 * M * pk) + _round(2 * N * pk) + _round(2 * M * pn)
+    r = fake.runs[-1]
+    assert (r.a, r.b, r.c, r.lda, r.ldb, r.ldc) == (a_at, b_at, d_at, pk, pk, pn)
+    assert (r.workspace, r.workspace_bytes) == (base, 0)
+    assert fake.plans[0][5] == _core.Layout.TN  # staged column-major: still the TN kernels
+    ins, outs = r.staging()
+    assert ins == ((x.ptr, a_at, M, K, 1, K, 1, 0, pk, 1, M * pk),
+                   (w.ptr, b_at, N, K, 1, K, 1, 0, pk, 1, N * pk))
+    assert outs == ((d_at, o.ptr, M, N, 1, pn, 1, M * pn, N, 1, 0),)
+
+
+def test_staging_after_the_split_k_workspace_and_for_a_new_ragged_result(fake):
+    M, N, K = 64, 45, 96  # aligned operands, a result whose rows are 90 bytes
+    fake.workspace_bytes = 1000
+    x, w = _xw(M, N, K)
+    y = tcgemm.matmul(x, w.T)
+    (nbytes, base), = FakeAdapter.allocations
+    r = fake.runs[-1]
+    assert (r.a, r.b, r.workspace, r.workspace_bytes) == (x.ptr, w.ptr, base, 1000)
+    assert nbytes == 1024 + _round(2 * M * 48) and r.c == base + 1024 and r.ldc == 48
+    assert y.d.ld == N  # dense, written by the copy out
+    assert r.staging() == ((), ((base + 1024, y.ptr, M, N, 1, 48, 1, M * 48, N, 1, 0),))
+
+
+def test_a_column_major_a_c_and_c_is_out_are_staged(fake):
+    M, N, K = 40, 24, 72
+    at = FakeTensor((K, M), 1 << 20).T  # column-major a: staged row-major
+    w = FakeTensor((K, N), 1 << 22)     # NN, aligned
+    c = FakeTensor((N, M), 1 << 23).T   # column-major c
+    tcgemm.matmul(at, w, c=c, beta=1.0)
+    r = fake.runs[-1]
+    (nbytes, base), = FakeAdapter.allocations
+    ins, outs = r.staging()
+    a_at = base
+    c_at = base + _round(2 * M * K)
+    assert ins == ((at.ptr, a_at, M, K, 1, 1, M, 0, K, 1, M * K), (c.ptr, c_at, M, N, 1, 1, M, 0, N, 1, M * N))
+    assert outs == () and (r.a, r.source, r.ld_source) == (a_at, c_at, N)
+    o = FakeTensor((N, M), 1 << 24).T  # a column-major out that is also c: read first, written back
+    tcgemm.matmul(at, w, c=o, beta=0.5, out=o)
+    ins, outs = fake.runs[-1].staging()
+    d_at = fake.runs[-1].c
+    assert ins[-1] == (o.ptr, d_at, M, N, 1, 1, M, 0, N, 1, M * N)
+    assert outs == ((d_at, o.ptr, M, N, 1, N, 1, M * N, 1, M, 0),)
+    assert fake.runs[-1].source == d_at
+
+
+def test_a_ragged_batch_is_staged_with_its_batch_stride(fake):
+    B, M, N, K = 3, 16, 32, 20
+    x = FakeTensor((B, M, K), 1 << 20)  # ld 20: ragged
+    w = FakeTensor((K, N), 1 << 22)
+    tcgemm.matmul(x, w)
+    r = fake.runs[-1]
+    ins, _ = r.staging()
+    assert ins == ((x.ptr, r.a, M, K, B, K, 1, M * K, 24, 1, M * 24),)
+    assert (r.batch, r.stride_a, r.lda) == (B, M * 24, 24)
+
+
+def test_staging_under_capture_or_past_the_bound_is_not_kept(fake, monkeypatch):
+    M, N, K = 33, 45, 1001
+    x, w, o = FakeTensor((M, K), 1 << 20), FakeTensor((N, K), 1 << 22), FakeTensor((M, N), 1 << 24)
+    fake.capturing = "active"
+    tcgemm.matmul(x, w.T, out=o)
+    tcgemm.matmul(x, w.T, out=o)
+    assert len(FakeAdapter.allocations) == 2 and len(_call.WORKSPACES) == 0
+    fake.capturing = "none"
+    monkeypatch.setattr(_call, "KEEP_STAGING", 1024)
+    tcgemm.matmul(x, w.T, out=o)
+    tcgemm.matmul(x, w.T, out=o)
+    assert len(FakeAdapter.allocations) == 4 and len(_call.WORKSPACES) == 0
+    assert FakeAdapter.allocations[-1][1] >= 1 << 36  # the adapter's scratch(), on the call's stream
 
 
 def test_a_batch_reaches_the_launch(fake):

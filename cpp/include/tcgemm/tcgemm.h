@@ -7,3 +7,4 @@
 #include "tcgemm/status.h"
 #include "tcgemm/types.h"
 #include "tcgemm/bench.h"
+#include "tcgemm/copy.h"
