@@ -255,9 +255,9 @@ def run_fp8(parts=PARTS, seeds=(51, 52), rounds=4, progress=True, bf16_baseline=
 
         fns = {"tcgemm": (ours, sets)}  # name -> (call, its rotation of argument sets)
         if mode != "block":
-            for name, fast in (("fast", True), ("default", False)):
+            for name, torch_fast in (("fast", True), ("default", False)):  # (not `fast`: ours reads that)
                 fns[name] = ((lambda f: lambda a, b, sa, sb, out: torch._scaled_mm(
-                    a, b, sa, sb, out_dtype=torch.bfloat16, use_fast_accum=f))(fast), sets)
+                    a, b, sa, sb, out_dtype=torch.bfloat16, use_fast_accum=f))(torch_fast), sets)
         if dg is not None and mode == "block" and kernel == "auto":
             fns["deepgemm"] = (lambda a, w, sa, sb, out: dg.fp8_gemm_nt((a, sa), (w, sb), out),
                                _deepgemm_sets(dg, sets, M, N, K))
