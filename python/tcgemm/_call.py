@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _core
-from ._operands import BIAS_TYPES, DTYPES, bfloat16, dtype_name
+from ._operands import BIAS_TYPES, DTYPES, bfloat16, dtype_name, float16
 from ._staging import Staging
 from ._workspace import WorkspaceCache
 
@@ -378,12 +378,15 @@ def device_bias_adapter(bias):
     return adv
 
 
+_NAMES = {float16: "float16", bfloat16: "bfloat16"}  # (np.dtype.name is a Python property: slow)
+
+
 def _check_out(out, shape, dtype):
     oshape = tuple(out.shape)
     if oshape != tuple(shape):
         raise ValueError(f"tcgemm: out has shape {oshape}, expected {tuple(shape)}")
     odt = dtype_name(out)
-    if odt != dtype.name:
+    if odt != (_NAMES.get(dtype) or dtype.name):
         raise TypeError(f"tcgemm: out has dtype {odt}, expected {dtype}")
 
 

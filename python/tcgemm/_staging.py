@@ -17,20 +17,9 @@ read it.
 """
 from __future__ import annotations
 
-from ._operands import Operand, pitch_for
+from ._operands import Operand
 
 ALIGN = 256  # every buffer's start, in bytes, from the workspace's (the kernels need 16)
-
-
-def _round(nbytes: int) -> int:
-    return -(-nbytes // ALIGN) * ALIGN
-
-
-def _shape3(shape, strides):
-    """(batch, rows, cols), (batch stride, row stride, col stride) of a 2-D or 3-D view."""
-    if len(shape) == 3:
-        return tuple(shape), tuple(strides)
-    return (1, *shape), (0, *strides)
 
 
 class Staging:
@@ -41,15 +30,19 @@ class Staging:
     one); out: (Operand, dst, rows, cols, batch, dst_row, dst_col, dst_batch), or None.
     """
 
-    __slots__ = ("ins", "out", "_at", "nbytes", "owner")
+    __slots__ = ("ins", "out", "_ops", "nbytes", "owner")
 
     def __init__(self):
-        self.ins, self.out, self._at, self.nbytes = [], None, [], 0
+        self.ins, self.out, self._ops, self.nbytes = [], None, [], 0
         self.owner = None  # (adapter, array) of the first operand staged: whose allocator serves a mixed call
 
-    def _buffer(self, op: Operand, elems: int) -> Operand:
-        self._at.append((op, self.nbytes))
-        self.nbytes += _round(2 * elems)
+    def _buffer(self, rows, cols, ld, transposed, dtype, keep, batch, batched):
+        """An Operand for a buffer of batch x rows_stored x ld elements at the next free offset (its
+        ptr holds the offset until place())."""
+        stored = cols if transposed else rows
+        op = Operand(self.nbytes, rows, cols, ld, transposed, dtype, keep, batch, stored * ld if batched else 0)
+        self.nbytes += -(-2 * batch * stored * ld // ALIGN) * ALIGN
+        self._ops.append(op)
         return op
 
     def operand(self, ad, x, what: str, column_major_ok: bool = False) -> Operand:
@@ -59,12 +52,20 @@ class Staging:
         dtype = ad.dtype_of(x, what)
         if self.owner is None:
             self.owner = (ad, x)
-        (nb, r, c), (sb, s0, s1) = _shape3(shape, strides)
-        t = column_major_ok and r > 1 and c > 1 and s0 == 1
-        R, C, sr, sc = (c, r, s1, s0) if t else (r, c, s0, s1)  # the matrix as stored
-        p = pitch_for(C)
-        op = self._buffer(Operand(0, r, c, p, t, dtype, x, nb, R * p if len(shape) == 3 else 0), nb * R * p)
-        self.ins.append((op, ptr, R, C, nb, sr, sc, sb if nb > 1 else 0))
+        batched = len(shape) == 3
+        if batched:
+            nb, r, c = shape
+            sb, s0, s1 = strides
+            if nb <= 1:
+                sb = 0
+        else:
+            (r, c), (s0, s1), nb, sb = shape, strides, 1, 0
+        if column_major_ok and s0 == 1 and r > 1 and c > 1:  # stored as its transpose, row-major
+            op = self._buffer(r, c, (r + 7) // 8 * 8, True, dtype, x, nb, batched)
+            self.ins.append((op, ptr, c, r, nb, s1, s0, sb))
+        else:
+            op = self._buffer(r, c, (max(c, 1) + 7) // 8 * 8, False, dtype, x, nb, batched)
+            self.ins.append((op, ptr, r, c, nb, s0, s1, sb))
         return op
 
     def result(self, batch: int, rows: int, cols: int, dtype, view, read_first: bool = False) -> Operand:
@@ -72,25 +73,27 @@ class Staging:
         element strides): the caller's ``out``, or the new result) after the kernel, and from it
         before (read_first: ``out`` is also the epilogue's ``c``)."""
         ptr, shape, strides = view
-        _, (sb, s0, s1) = _shape3(shape, strides)
-        p = pitch_for(cols)
-        d = self._buffer(Operand(0, rows, cols, p, False, dtype, None, batch, rows * p if len(shape) == 3 else 0),
-                         batch * rows * p)
-        sb = sb if batch > 1 else 0
+        batched = len(shape) == 3
+        if batched:
+            sb, s0, s1 = strides
+            if batch <= 1:
+                sb = 0
+        else:
+            (s0, s1), sb = strides, 0
+        d = self._buffer(rows, cols, (max(cols, 1) + 7) // 8 * 8, False, dtype, None, batch, batched)
         self.out = (d, ptr, rows, cols, batch, s0, s1, sb)
         if read_first:
-            self.ins.append((d, ptr, rows, cols, batch, s0, s1, sb))
+            self.ins.append(self.out)
         return d
 
     def place(self, base: int):
         """Puts every buffer at `base` + its offset -> (copies_in, copies_out), the arguments of
         RunArgs.set_staging: (src, dst, rows, cols, batch, src_row, src_col, src_batch, dst_row,
-        dst_col, dst_batch), element strides."""
-        for op, off in self._at:
-            op.ptr = base + off
+        dst_col, dst_batch), element strides; rows and cols as stored."""
+        for op in self._ops:
+            op.ptr += base
         ins = tuple((src, op.ptr, R, C, nb, sr, sc, sb, op.ld, 1, R * op.ld) for op, src, R, C, nb, sr, sc, sb in self.ins)
-        outs = ()
-        if self.out is not None:
-            d, dst, R, C, nb, dr, dc, db = self.out
-            outs = ((d.ptr, dst, R, C, nb, d.ld, 1, R * d.ld, dr, dc, db),)
-        return ins, outs
+        if self.out is None:
+            return ins, ()
+        d, dst, R, C, nb, dr, dc, db = self.out
+        return ins, ((d.ptr, dst, R, C, nb, d.ld, 1, R * d.ld, dr, dc, db),)
