@@ -45,6 +45,9 @@ CATEGORIES = {
     "clc": re.compile(r"^UGETNEXTWORKID"),
 }
 REQUIRED = ("mma", "ldtm", "utmaldg")
+# The Blackwell family's sources: objects of other sources built for sm_100a (the core's
+# copy_matrices) are not GEMM kernels and are not counted.
+FAMILY_SOURCES = {p.stem for p in (HERE.parents[1] / "cpp" / "src" / "sm100").glob("*.cu")}
 STORE_STEPS = ("v8_tma_store",)  # steps whose epilogue is a TMA store: utmastg required too
 
 _MEMBER = re.compile(r"^member .*?:(?P<obj>[^:\s]+)\.cu\.o:?\s*$")
@@ -123,7 +126,7 @@ def count(sass: str) -> dict[str, dict[str, int]]:
             continue
         if (m := _FUNC.match(line)):
             cur = None
-            if arch == "sm_100a":
+            if arch == "sm_100a" and obj in FAMILY_SOURCES:
                 cur = {c: 0 for c in CATEGORIES}
                 raw.append((obj, m.group("name"), cur))
             continue
