@@ -227,6 +227,14 @@ def test_a_ragged_batch_is_staged_with_its_batch_stride(fake):
     assert (r.batch, r.stride_a, r.lda) == (B, M * 24, 24)
 
 
+def test_a_staged_out_on_another_device_is_refused_before_any_launch(fake):
+    x, w = _xw(33, 45, 96)
+    o = FakeTensor((33, 45), 1 << 24, device=1)  # ragged rows: the copy out runs on the call's device
+    with pytest.raises(ValueError, match="a lives on device 0, but the call runs on device 1"):
+        tcgemm.matmul(x, w.T, out=o)
+    assert not fake.runs
+
+
 def test_staging_under_capture_or_past_the_bound_is_not_kept(fake, monkeypatch):
     M, N, K = 33, 45, 1001
     x, w, o = FakeTensor((M, K), 1 << 20), FakeTensor((N, K), 1 << 22), FakeTensor((M, N), 1 << 24)
