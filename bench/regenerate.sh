@@ -16,7 +16,7 @@
 # llm         h200_llm                   M = 1-256 and 4096, TN and NN       ~3 min     390 s
 # split_tail  h200_split_tail            a short last wave of tiles          ~1 min     150 s
 # features    h200_features              fused epilogue, batched             ~1 min     180 s
-# user_path   h200_user_path             tcgemm.matmul: torch, NumPy, graphs ~1 min     180 s
+# user_path   h200_user_path             tcgemm.matmul: torch, NumPy, graphs, ragged ~1.5 min 180 s
 # fp8         h200_fp8                   scaled_matmul beside torch._scaled_mm ~4 min   390 s
 # fp8_f32     h200_fp8_f32               the same, fp32 sums (use_fast_accum=False) ~3 min 300 s
 # fp8_entries h200_fp8_entries           every Hopper FP8 entry, tuning seeds ~5 min     390 s

@@ -175,16 +175,28 @@ def test_user_path_table_from_rows():
     assert "pageable_h2d 22.0" in md
 
 
+def test_ragged_user_shapes_are_ragged_and_reproducible():
+    from tcgemm.bench import user as bench_user
+    a, b = bench_user.ragged_shapes(), bench_user.ragged_shapes()
+    assert a == b and len(a) == len(bench_user.RAGGED) + bench_user.RAGGED_UNTUNED
+    assert a[:len(bench_user.RAGGED)] == bench_user.RAGGED
+    assert all(d % 8 for s in a[len(bench_user.RAGGED):] for d in s)
+    assert len(set(a)) == len(a)
+
+
 @gpu
 def test_user_path_tiny(monkeypatch):
     pytest.importorskip("torch")
     from tcgemm.bench import user as bench_user
     for name, value in (("OVERHEAD", [(64, 64, 64)]), ("GRAPH", [(64, 128, 256)]), ("SQUARES", [256]),
-                        ("DECODE", [(16, 256, 512)]), ("NUMPY", [512])):
+                        ("DECODE", [(16, 256, 512)]), ("NUMPY", [512]), ("RAGGED", [(33, 45, 61)]),
+                        ("RAGGED_UNTUNED", 1)):
         monkeypatch.setattr(bench_user, name, value)
     res = bench_user.run(rounds=2, log=lambda *a: None)
     paths = {r["path"] for r in res["rows"]}
-    assert paths == {"overhead", "torch_new", "torch_out", "graph", "numpy"}
+    assert paths == {"overhead", "torch_new", "torch_out", "graph", "ragged", "numpy"}
+    assert {r["variant"] for r in res["rows"] if r["path"] == "ragged"} == {"NN loop", "TN loop", "NN graph",
+                                                                           "TN graph"}
     for r in res["rows"]:
         assert {"path", "M", "N", "K", "dtype", "tcgemm_ms", "ref", "ref_ms"} <= set(r)
         assert r["tcgemm_ms"] > 0 and r["ref_ms"] > 0

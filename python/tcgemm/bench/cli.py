@@ -65,7 +65,7 @@ def main(argv=None) -> int:
                    help="time what users get instead: tcgemm.matmul on torch tensors and NumPy arrays (host "
                         "overhead, new output / out=, CUDA-graph replay, NumPy round trips) against torch/cupy "
                         "(tcgemm/bench/user.py)")
-    p.add_argument("--user-parts", nargs="*", choices=["overhead", "kernel", "graph", "numpy"],
+    p.add_argument("--user-parts", nargs="*", choices=["overhead", "kernel", "graph", "ragged", "numpy"],
                    help="with --user-path: which row kinds (default all)")
     p.add_argument("--fp8", action="store_true",
                    help="time FP8 instead: tcgemm.scaled_matmul beside torch._scaled_mm and tcgemm's bf16 matmul "

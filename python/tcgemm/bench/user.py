@@ -13,6 +13,13 @@ same run, in alternating rounds (so both see the same clocks):
                 L2), squares 1024^3-8192^3 and decode shapes, fp16 and bf16;
 * ``torch_out`` the same with ``out=``;
 * ``graph``     per call under CUDA-graph replay (a graph of many calls);
+* ``ragged``    shapes with no dimension a multiple of 8 (every operand and
+                the output staged: docs/call_path.md, "Layouts"), NN and TN
+                with ``out=``: per call in a loop of calls (what a Python
+                caller waits for: CUDA events around the loop) and under
+                CUDA-graph replay (GPU time); the shapes of
+                bench/results/h100_ragged_staging.md and ``RAGGED_UNTUNED``
+                more drawn from seed ``RAGGED_SEED`` in every run;
 * ``numpy``     NumPy in, NumPy out (pageable, and ``empty_pinned`` arrays)
                 against cupy's and torch's round trips, with ``bound_ms``: the
                 time the bytes (A and B up, D down) take at the host-device
@@ -35,6 +42,21 @@ DECODE = [(1, 4096, 4096), (16, 4096, 4096), (64, 8192, 8192), (256, 4096, 4096)
 OVERHEAD = [(64, 64, 64), (256, 256, 256), (16, 4096, 4096), (1024, 1024, 1024)]
 GRAPH = [(16, 4096, 4096), (64, 8192, 8192), (1024, 1024, 1024), (4096, 4096, 4096)]
 NUMPY = [4096, 8192]
+RAGGED = [(2247, 831, 671), (729, 1871, 1358), (1023, 1025, 1027), (17, 4097, 4099), (127, 4097, 4099),
+          (4095, 4097, 4093)]
+RAGGED_SEED, RAGGED_UNTUNED = 71, 4
+
+
+def ragged_shapes():
+    """RAGGED, then RAGGED_UNTUNED shapes drawn from RAGGED_SEED: each dimension in 100..4999, none a
+    multiple of 8."""
+    rng = np.random.default_rng(RAGGED_SEED)
+    out = list(RAGGED)
+    while len(out) < len(RAGGED) + RAGGED_UNTUNED:
+        M, N, K = (int(v) for v in rng.integers(100, 5000, 3))
+        if M % 8 and N % 8 and K % 8:
+            out.append((M, N, K))
+    return out
 
 
 def _torch():
@@ -173,6 +195,60 @@ def graph_rows(torch, rounds, dtypes=("fp16",)):
     return rows
 
 
+def ragged_rows(torch, rounds, dtypes=("fp16",)):
+    rows = []
+    for dts in dtypes:
+        tdt = torch.float16 if dts == "fp16" else torch.bfloat16
+        for M, N, K in ragged_shapes():
+            for layout in ("NN", "TN"):
+                # x @ w (w: K x N, ld N) or x @ w.T (w: N x K, ld K); out= M x N, ld N
+                sets = [(x, w if layout == "TN" else w.T.contiguous(), o) for x, w, o in _sets(torch, M, N, K, tdt, True)]
+                b_of = (lambda w: w.T) if layout == "TN" else (lambda w: w)
+                ours = lambda x, w, o: matmul(x, b_of(w), out=o)  # noqa: E731
+                ref = lambda x, w, o: torch.matmul(x, b_of(w), out=o)  # noqa: E731
+                x, w, o = sets[0]
+                ours(x, w, o)
+                want = torch.matmul(x.double(), b_of(w).double())
+                err = float(((o.double() - want).norm() / want.norm()).item())
+                calls = max(10, min(100, _calls_for(M, N, K)))
+                for fn in (ours, ref):
+                    _event_ms(torch, fn, sets, 3)  # warm-up
+                t, r = _alternate(lambda: _event_ms(torch, ours, sets, calls), lambda: _event_ms(torch, ref, sets, calls),
+                                  rounds)
+                rows.append(dict(path="ragged", variant=f"{layout} loop", M=M, N=N, K=K, dtype=dts, tcgemm_ms=t,
+                                 ref="torch.matmul", ref_ms=r, tflops=2.0 * M * N * K / (t * 1e-3) / 1e12, rel_err=err))
+
+                def graph_of(fn):
+                    s = torch.cuda.Stream()
+                    s.wait_stream(torch.cuda.current_stream())
+                    with torch.cuda.stream(s):
+                        for st in sets:
+                            fn(*st)
+                    torch.cuda.current_stream().wait_stream(s)
+                    g = torch.cuda.CUDAGraph()
+                    with torch.cuda.graph(g):
+                        for i in range(calls):
+                            fn(*sets[i % len(sets)])
+                    return g
+
+                def replay_ms(g):
+                    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                    g.replay()
+                    s.record()
+                    g.replay()
+                    e.record()
+                    e.synchronize()
+                    return s.elapsed_time(e) / calls
+
+                g_ours, g_ref = graph_of(ours), graph_of(ref)
+                t, r = _alternate(lambda: replay_ms(g_ours), lambda: replay_ms(g_ref), rounds)
+                rows.append(dict(path="ragged", variant=f"{layout} graph", M=M, N=N, K=K, dtype=dts, tcgemm_ms=t,
+                                 ref="torch.matmul (graph)", ref_ms=r, tflops=2.0 * M * N * K / (t * 1e-3) / 1e12,
+                                 rel_err=err))
+                del g_ours, g_ref, sets
+    return rows
+
+
 def bandwidth(torch, nbytes=256 << 20, reps=5):
     """Host <-> device GB/s of one cudaMemcpy, for pageable (NumPy) and pinned
     host memory, into and out of buffers already touched: the machine's rate
@@ -243,7 +319,7 @@ def numpy_rows(torch, rounds, bw):
     return rows
 
 
-def run(rounds=5, parts=("overhead", "kernel", "graph", "numpy"), log=print):
+def run(rounds=5, parts=("overhead", "kernel", "graph", "ragged", "numpy"), log=print):
     torch = _torch()
     from .timing import environment
 
@@ -255,7 +331,8 @@ def run(rounds=5, parts=("overhead", "kernel", "graph", "numpy"), log=print):
     res["environment"]["pcie"] = bw
     log(f"host<->device: {bw}")
     for part, fn in (("overhead", lambda: overhead_rows(torch, rounds)), ("kernel", lambda: kernel_rows(torch, rounds)),
-                     ("graph", lambda: graph_rows(torch, rounds)), ("numpy", lambda: numpy_rows(torch, rounds, bw))):
+                     ("graph", lambda: graph_rows(torch, rounds)), ("ragged", lambda: ragged_rows(torch, rounds)),
+                     ("numpy", lambda: numpy_rows(torch, rounds, bw))):
         if part in parts:
             rows = fn()
             for r in rows:
@@ -274,7 +351,8 @@ def main(args) -> int:
     if _core.device_count() == 0:
         print("tcgemm bench --user-path: no CUDA device was found; nothing to time.")
         return 1
-    parts = tuple(args.user_parts) if getattr(args, "user_parts", None) else ("overhead", "kernel", "graph", "numpy")
+    parts = tuple(args.user_parts) if getattr(args, "user_parts", None) else ("overhead", "kernel", "graph", "ragged",
+                                                                             "numpy")
     res = run(rounds=args.paired or 5, parts=parts)
     write_results(res, args, to_markdown, plot)
     return 0

@@ -35,6 +35,8 @@ def to_markdown(res) -> str:
              "wall time of one NumPy-in, NumPy-out call, with `bound` the time its bytes take through one cudaMemcpy each "
              "way at the bandwidth above (pageable: the driver's own staging, which tcgemm's ring of pinned slots, "
              "filled by several threads while the GEMM runs, can beat); "
+             "`ragged` rows: shapes with no dimension a multiple of 8, `out=`, per call in a loop (`loop`: what a Python "
+             "caller waits for, host time included) and under graph replay (`graph`: GPU time); "
              "`graph` rows also give the kernel alone (`kernel ms`: raw pointers, CUDA events per launch) and the "
              "eager call in the same loop.",
              "", "| path | variant | M x N x K | dtype | tcgemm ms | reference | ref ms | ratio | TFLOPS | bound ms | "
@@ -60,6 +62,7 @@ def plot(res, out_dir) -> list:
     rows = res["rows"]
     groups = [("overhead", "host time per call vs torch.matmul"), ("torch_new", "new output vs torch.matmul"),
               ("torch_out", "out= vs torch.matmul"), ("graph", "CUDA-graph replay vs torch's"),
+              ("ragged", "no dimension a multiple of 8 (staged): loop and graph vs torch.matmul"),
               ("numpy", "NumPy round trip vs cupy/torch")]
     fig, axes = plt.subplots(len(groups), 1, figsize=(11, 2.6 * len(groups)))
     for ax, (path, title) in zip(axes, groups):
