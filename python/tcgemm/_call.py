@@ -68,8 +68,10 @@ WORKSPACES = WorkspaceCache()
 
 
 # Staged buffers up to this many bytes share the stream's kept workspace; larger ones are taken
-# from the framework's allocator for the call (a few microseconds against a copy of tens of MB).
-KEEP_STAGING = 64 << 20
+# from the framework's allocator for the call (a few microseconds against copies of 16 MB and a GEMM
+# of tens of microseconds at least). The bound is what a (stream, thread) can keep beyond its
+# split-K bytes: at most MAX_STREAMS of them per device (_workspace.py), 128 MiB.
+KEEP_STAGING = 16 << 20
 
 
 def staging_workspace(fw, stg, nbytes, dev, like, sh):

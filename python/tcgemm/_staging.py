@@ -73,6 +73,10 @@ class Staging:
         element strides): the caller's ``out``, or the new result) after the kernel, and from it
         before (read_first: ``out`` is also the epilogue's ``c``)."""
         ptr, shape, strides = view
+        shared = [n for n, s in zip(shape, strides) if n > 1 and s == 0]
+        if shared:  # (as torch's copy_ refuses it: the copy out would race on the shared elements)
+            raise ValueError(f"tcgemm: out has a stride of 0 along an axis of {shared[0]} elements (from expand()?): "
+                             "its elements overlap, so it cannot be written; pass a tensor of its own")
         batched = len(shape) == 3
         if batched:
             sb, s0, s1 = strides

@@ -1,10 +1,12 @@
-"""Split-K workspaces kept between calls, per framework, device and stream.
+"""Workspaces kept between calls, per framework, device, stream and thread.
 
-A split-K kernel needs fp32 scratch for its partial sums. Taking it from
-the framework's allocator on every call costs a few microseconds of host
-time, so, as cuBLAS keeps a workspace per handle and stream, one is kept per
-(framework, device, stream) and reused: work on one stream is ordered, so
-consecutive calls on it can share the bytes.
+A split-K kernel needs fp32 scratch for its partial sums, and a call with
+operands the kernels cannot read in place needs padded buffers
+(``_staging.py``). Taking them from the framework's allocator on every call
+costs a few microseconds of host time, so, as cuBLAS keeps a workspace per
+handle and stream, one is kept per (framework, device, stream, thread) and
+reused: work on one stream is ordered, so one thread's consecutive calls on
+it can share the bytes (``stream_key`` says why the thread is in the key).
 
 What is kept is bounded. A process that makes streams as it goes (a server
 with a stream per request, threads with their own streams) must not keep a
@@ -47,13 +49,16 @@ from collections import OrderedDict
 
 MAX_STREAMS = 8  # streams per (framework, device) whose workspace is kept
 
-_PER_THREAD = 2  # cudaStreamPerThread: one handle, a different stream in every thread
-
-
 def stream_key(sh: int):
-    """The stream behind a handle, as a dictionary key: the per-thread default
-    stream is one handle for a different stream in each thread."""
-    return (sh, threading.get_ident()) if sh == _PER_THREAD else sh
+    """A workspace's key: the stream handle and the calling thread. The thread because a
+    call is several launches (the staging copies, the GEMM, a split-K reduction) made with
+    the GIL released, so two threads on one stream (torch's or cupy's default stream is
+    shared by every thread that does not pick its own) can interleave their launches: with
+    one workspace between them, one thread's copy could overwrite the other's operands
+    between its copy and its GEMM. Per thread, a workspace is used by calls enqueued in
+    program order. (It also keeps apart the per-thread default stream, cudaStreamPerThread:
+    one handle, a different stream in every thread.)"""
+    return sh, threading.get_ident()
 
 
 class WorkspaceCache:
@@ -72,7 +77,7 @@ class WorkspaceCache:
         lru = self._devices.get((kind, device))
         if lru is None:
             return None
-        key = sh if sh != _PER_THREAD else (sh, threading.get_ident())  # stream_key(sh), inlined
+        key = (sh, threading.get_ident())  # stream_key(sh), inlined
         e = lru.get(key)
         if e is None or e[2] < nbytes:
             return None
@@ -112,13 +117,14 @@ class WorkspaceCache:
             self._watched.add(owner)
         except TypeError:  # not weakly referenceable: the bound alone applies
             return
-        weakref.finalize(owner, self._forget, kind, device, key)
+        weakref.finalize(owner, self._forget, kind, device, key[0])
 
-    def _forget(self, kind, device, key):
+    def _forget(self, kind, device, sh):
+        """Drop stream handle `sh`'s workspaces, of every thread."""
         with self._lock:
             lru = self._devices.get((kind, device))
-            e = lru.pop(key, None) if lru is not None else None
-        del e  # freed outside the lock
+            gone = [lru.pop(k) for k in [k for k in lru if k[0] == sh]] if lru is not None else []
+        del gone  # freed outside the lock
 
     def clear(self) -> None:
         """Drop every kept workspace (each framework's allocator gets it back)."""
@@ -133,6 +139,7 @@ class WorkspaceCache:
         return sum(e[2] for lru in list(self._devices.values()) for e in list(lru.values()))
 
     def streams(self, kind, device) -> list:
-        """The stream keys with a kept workspace, least recently used first."""
+        """The stream handles with a kept workspace (one per thread that used it), least recently
+        used first."""
         lru = self._devices.get((kind, device))
-        return list(lru) if lru is not None else []
+        return [k[0] for k in list(lru)] if lru is not None else []

@@ -235,6 +235,21 @@ def test_a_staged_out_on_another_device_is_refused_before_any_launch(fake):
     assert not fake.runs
 
 
+def test_an_out_whose_elements_overlap_is_refused(fake):
+    """expand()'s zero stride: the copy out would race on the shared elements (torch's copy_ refuses
+    it too)."""
+    x, w = _xw(33, 45, 96)
+    o = FakeTensor((33, 45), 1 << 24, strides=(0, 1))
+    with pytest.raises(ValueError, match="out has a stride of 0 .* its elements overlap"):
+        tcgemm.matmul(x, w.T, out=o)
+    with pytest.raises(ValueError, match="its elements overlap"):
+        tcgemm.matmul(x, w.T, c=o, beta=1.0, out=o)
+    assert not fake.runs
+    o1 = FakeTensor((1, 45), (1 << 24) + 2, strides=(0, 1))  # staged (its start); a size-1 axis's stride
+    tcgemm.matmul(FakeTensor((1, 96), 1 << 20), w.T, out=o1)  # means nothing
+    assert len(fake.runs) == 1 and fake.runs[0].staging()[1][0][1] == o1.ptr
+
+
 def test_staging_under_capture_or_past_the_bound_is_not_kept(fake, monkeypatch):
     M, N, K = 33, 45, 1001
     x, w, o = FakeTensor((M, K), 1 << 20), FakeTensor((N, K), 1 << 22), FakeTensor((M, N), 1 << 24)
