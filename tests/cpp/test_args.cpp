@@ -1,6 +1,8 @@
 // Argument checks and the registry, without a GPU.
 #include <cstring>
 #include <set>
+#include <utility>
+#include <vector>
 #include <string>
 
 #include "check.h"
@@ -473,10 +475,44 @@ int main() {
     { MatrixCopy m = copy(); m.src = nullptr, m.cols = 0; CHECK(check_copies(&m, 1).ok()); }  // empty: nothing read
     { MatrixCopy m = copy(); m.dst = buf + 3; CHECK(refuses(&m, 1, "2-byte aligned")); }
     { MatrixCopy m = copy(); m.src_row = -7, m.dst_col = 0; CHECK(check_copies(&m, 1).ok()); }  // any stride
-    { MatrixCopy m = copy(); m.rows = int64_t{1} << 20, m.cols = int64_t{1} << 14, m.batch = 2;
-      CHECK(refuses(&m, 1, "2^31 chunks")); }
-    { MatrixCopy m = copy(); m.rows = int64_t{1} << 20, m.cols = (int64_t{1} << 14) - 8;
-      CHECK(check_copies(&m, 1).ok()); }
+    { MatrixCopy m = copy(); m.rows = int64_t{1} << 20, m.cols = int64_t{1} << 14, m.batch = 4;
+      CHECK(check_copies(&m, 1).ok()); }  // 2^33 chunks: copied in pieces
+    // split_copy: the pieces of a copy too large for one launch move every element once. Small
+    // limits stand in for 2^31: whole matrices, whole rows, and columns of one row, with negative
+    // and batch strides; each element's (source, destination) offset pair is enumerated.
+    {
+      auto elements = [](const std::vector<MatrixCopy>& ms, const MatrixCopy& base) {
+        std::multiset<std::pair<int64_t, int64_t>> e;
+        for (const MatrixCopy& m : ms)
+          for (int64_t b = 0; b < m.batch; ++b)
+            for (int64_t r = 0; r < m.rows; ++r)
+              for (int64_t c = 0; c < m.cols; ++c)
+                e.insert({static_cast<const uint16_t*>(m.src) - static_cast<const uint16_t*>(base.src) + b * m.src_batch +
+                              r * m.src_row + c * m.src_col,
+                          static_cast<uint16_t*>(m.dst) - static_cast<uint16_t*>(base.dst) + b * m.dst_batch +
+                              r * m.dst_row + c * m.dst_col});
+        return e;
+      };
+      alignas(16) static uint16_t space[1 << 16];
+      MatrixCopy m;
+      m.src = space + 30000, m.dst = space + 2, m.rows = 7, m.cols = 21, m.batch = 3;
+      m.src_row = -25, m.src_col = 1, m.src_batch = 200, m.dst_row = 24, m.dst_col = 1, m.dst_batch = 7 * 24;
+      const auto want = elements({m}, m);
+      for (int64_t limit : {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{5}, int64_t{21}, int64_t{22}, int64_t{50},
+                            int64_t{63}, int64_t{1000}}) {
+        SCOPED_CASE("split_copy, %lld chunks a piece", (long long)limit);
+        std::vector<MatrixCopy> pieces;
+        split_copy(m, limit, &pieces);
+        CHECK(elements(pieces, m) == want);
+        for (const MatrixCopy& p : pieces) CHECK(p.batch * p.rows * ((p.cols + 7) / 8) <= limit);
+        if (limit >= 63) CHECK(pieces.size() == 1);
+      }
+      std::vector<MatrixCopy> none;
+      MatrixCopy empty = m;
+      empty.rows = 0;
+      split_copy(empty, 4, &none);
+      CHECK(none.empty());
+    }
     if (device_count() == 0) CHECK(copy_matrices(four, 1, nullptr).code != StatusCode::ok);
   }
 

@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "tcgemm/status.h"
 
@@ -27,12 +28,20 @@ struct MatrixCopy {
 inline constexpr int kMaxMatrixCopies = 4;
 
 // The checks alone (pure, host-tested): 0..kMaxMatrixCopies copies, sizes >= 0, 2-byte aligned
-// non-null pointers for a copy with elements, and at most 2^31 16-byte chunks per copy (the
-// kernel indexes them in 32 bits).
+// non-null pointers for a copy with elements.
 Status check_copies(const MatrixCopy* copies, int count);
 
+// The kernel indexes a copy's 8-element chunks in 32 bits: at most this many per launch.
+inline constexpr int64_t kMaxCopyChunks = int64_t{1} << 31;
+
+// A copy of more than `max_chunks` chunks as pieces of at most that many, cut by matrices, then
+// by rows, then (a row of more) by columns in multiples of 8; appended to `pieces` (pure,
+// host-tested: the pieces move every element once).
+void split_copy(const MatrixCopy& m, int64_t max_chunks, std::vector<MatrixCopy>* pieces);
+
 // Checks, then enqueues one kernel on `stream` that does all `count` copies (nothing when every
-// copy is empty). Overlapping source and destination are not supported.
+// copy is empty; a copy over kMaxCopyChunks goes in pieces, a launch per kMaxMatrixCopies of
+// them). Overlapping source and destination are not supported.
 Status copy_matrices(const MatrixCopy* copies, int count, cudaStream_t stream);
 
 }  // namespace tcgemm

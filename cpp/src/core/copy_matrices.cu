@@ -5,7 +5,9 @@
 // 2-byte accesses otherwise. Threads of a warp take consecutive chunks of a row, unless one side
 // is column-major (a transposed view): then they take consecutive rows at one chunk, so that
 // side's accesses are still consecutive addresses (64 bytes a warp, coalesced).
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "core/launch_check.h"
 #include "tcgemm/copy.h"
@@ -60,8 +62,8 @@ __global__ void copy_matrices_kernel(const __grid_constant__ CopyParams p) {
 
 }  // namespace
 
-Status copy_matrices(const MatrixCopy* copies, int count, cudaStream_t stream) {
-  if (Status s = check_copies(copies, count); !s) return s;
+// One launch for `count` copies, each of at most kMaxCopyChunks chunks.
+static Status launch_copies(const MatrixCopy* copies, int count, cudaStream_t stream) {
   CopyParams p{};
   uint32_t most = 0;
   for (int i = 0; i < count; ++i) {
@@ -80,6 +82,25 @@ Status copy_matrices(const MatrixCopy* copies, int count, cudaStream_t stream) {
   const uint32_t blocks = (most + kThreads - 1) / kThreads < 1024 ? (most + kThreads - 1) / kThreads : 1024;
   copy_matrices_kernel<<<dim3(blocks, count), kThreads, 0, stream>>>(p);
   return check_launch("copy_matrices");
+}
+
+Status copy_matrices(const MatrixCopy* copies, int count, cudaStream_t stream) {
+  if (Status s = check_copies(copies, count); !s) return s;
+  bool fits = true;
+  for (int i = 0; i < count; ++i) {
+    const MatrixCopy& m = copies[i];
+    fits = fits && (m.rows == 0 || m.cols == 0 || m.batch == 0 ||
+                    m.batch * m.rows * ((m.cols + 7) / 8) <= kMaxCopyChunks);
+  }
+  if (fits) return launch_copies(copies, count, stream);
+  // A copy beyond 32 GiB (2^31 chunks of 16 bytes): in pieces, kMaxMatrixCopies per launch, in order.
+  std::vector<MatrixCopy> pieces;
+  for (int i = 0; i < count; ++i) split_copy(copies[i], kMaxCopyChunks, &pieces);
+  for (size_t i = 0; i < pieces.size(); i += kMaxMatrixCopies) {
+    const int n = static_cast<int>(std::min<size_t>(kMaxMatrixCopies, pieces.size() - i));
+    if (Status s = launch_copies(pieces.data() + i, n, stream); !s) return s;
+  }
+  return Status::Ok();
 }
 
 }  // namespace tcgemm
