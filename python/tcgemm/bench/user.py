@@ -86,6 +86,33 @@ def _event_ms(torch, fn, sets, calls):
     return s.elapsed_time(e) / calls
 
 
+def _graph_of(torch, fn, sets, calls):
+    """`calls` calls of `fn` cycling through `sets`, captured in one CUDA graph (after a warm-up
+    on a side stream, as torch's docs ask)."""
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for st in sets:
+            fn(*st)
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        for i in range(calls):
+            fn(*sets[i % len(sets)])
+    return g
+
+
+def _replay_ms(torch, g, calls):
+    """Per-call ms of one replay of `g` (of `calls` calls), after one untimed replay."""
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    g.replay()
+    s.record()
+    g.replay()
+    e.record()
+    e.synchronize()
+    return s.elapsed_time(e) / calls
+
+
 def _alternate(measure_a, measure_b, rounds):
     a, b = [], []
     for _ in range(rounds):
@@ -156,32 +183,9 @@ def graph_rows(torch, rounds, dtypes=("fp16",)):
             sets = _sets(torch, M, N, K, tdt, True)
             calls = max(20, min(100, _calls_for(M, N, K)))
 
-            def graph_of(fn):
-                s = torch.cuda.Stream()
-                s.wait_stream(torch.cuda.current_stream())
-                with torch.cuda.stream(s):
-                    for st in sets:
-                        fn(*st)
-                torch.cuda.current_stream().wait_stream(s)
-                g = torch.cuda.CUDAGraph()
-                with torch.cuda.graph(g):
-                    for i in range(calls):
-                        fn(*sets[i % len(sets)])
-                return g
-
-            g_ours = graph_of(lambda x, w, o: matmul(x, w.T, out=o))
-            g_ref = graph_of(lambda x, w, o: torch.matmul(x, w.T, out=o))
-
-            def replay_ms(g):
-                s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                g.replay()
-                s.record()
-                g.replay()
-                e.record()
-                e.synchronize()
-                return s.elapsed_time(e) / calls
-
-            t, r = _alternate(lambda: replay_ms(g_ours), lambda: replay_ms(g_ref), rounds)
+            g_ours = _graph_of(torch, lambda x, w, o: matmul(x, w.T, out=o), sets, calls)
+            g_ref = _graph_of(torch, lambda x, w, o: torch.matmul(x, w.T, out=o), sets, calls)
+            t, r = _alternate(lambda: _replay_ms(torch, g_ours, calls), lambda: _replay_ms(torch, g_ref, calls), rounds)
             eager = _event_ms(torch, lambda x, w, o: matmul(x, w.T, out=o), sets, calls)
             # The kernel alone on the same buffers (raw pointers, one event pair per launch):
             # under replay a call should cost what its kernel costs.
@@ -217,31 +221,9 @@ def ragged_rows(torch, rounds, dtypes=("fp16",)):
                                   rounds)
                 rows.append(dict(path="ragged", variant=f"{layout} loop", M=M, N=N, K=K, dtype=dts, tcgemm_ms=t,
                                  ref="torch.matmul", ref_ms=r, tflops=2.0 * M * N * K / (t * 1e-3) / 1e12, rel_err=err))
-
-                def graph_of(fn):
-                    s = torch.cuda.Stream()
-                    s.wait_stream(torch.cuda.current_stream())
-                    with torch.cuda.stream(s):
-                        for st in sets:
-                            fn(*st)
-                    torch.cuda.current_stream().wait_stream(s)
-                    g = torch.cuda.CUDAGraph()
-                    with torch.cuda.graph(g):
-                        for i in range(calls):
-                            fn(*sets[i % len(sets)])
-                    return g
-
-                def replay_ms(g):
-                    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                    g.replay()
-                    s.record()
-                    g.replay()
-                    e.record()
-                    e.synchronize()
-                    return s.elapsed_time(e) / calls
-
-                g_ours, g_ref = graph_of(ours), graph_of(ref)
-                t, r = _alternate(lambda: replay_ms(g_ours), lambda: replay_ms(g_ref), rounds)
+                g_ours, g_ref = _graph_of(torch, ours, sets, calls), _graph_of(torch, ref, sets, calls)
+                t, r = _alternate(lambda: _replay_ms(torch, g_ours, calls), lambda: _replay_ms(torch, g_ref, calls),
+                                  rounds)
                 rows.append(dict(path="ragged", variant=f"{layout} graph", M=M, N=N, K=K, dtype=dts, tcgemm_ms=t,
                                  ref="torch.matmul (graph)", ref_ms=r, tflops=2.0 * M * N * K / (t * 1e-3) / 1e12,
                                  rel_err=err))
