@@ -190,12 +190,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_fp8_gemm_ke
   };
 
   Accumulator<Accum::f32> acc[MT][NT];
-#pragma unroll
-  for (int i = 0; i < MT; ++i)
-#pragma unroll
-    for (int j = 0; j < NT; ++j)
-#pragma unroll
-      for (auto& v : acc[i][j].v) v = 0.f;
+  zero_accumulators(acc);
 
   FragmentLoader<Cfg, Layout::TN> frags;
   frags.init(warp_m, warp_n, lane);
@@ -286,12 +281,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_fp8_gemm_ke
       float s[MT][2];
       block_scales(kt, s);
       Accumulator<Accum::f32> part[MT][NT];
-#pragma unroll
-      for (int i = 0; i < MT; ++i)
-#pragma unroll
-        for (int j = 0; j < NT; ++j)
-#pragma unroll
-          for (auto& v : part[i][j].v) v = 0.f;
+      zero_accumulators(part);
 #pragma unroll
       for (int kk = 0; kk < Cfg::K_STEPS; ++kk) {
         if constexpr (kSpread) copy_whole(next % STAGES, next, kk, Cfg::K_STEPS);

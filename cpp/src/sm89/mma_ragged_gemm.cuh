@@ -102,12 +102,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_ragged_gemm
   };
 
   Accumulator<ACC> acc[MT][NT];
-#pragma unroll
-  for (int i = 0; i < MT; ++i)
-#pragma unroll
-    for (int j = 0; j < NT; ++j)
-#pragma unroll
-      for (auto& v : acc[i][j].v) v = 0;
+  zero_accumulators(acc);
   FragmentLoader<Cfg, L> frags;
   frags.init(warp_m, warp_n, lane);
 

@@ -122,6 +122,17 @@ struct Accumulator<Accum::f16> {
   uint32_t v[2];
 };
 
+// A warp tile's accumulators set to zero (before its first MMA).
+template <Accum ACC, int MT, int NT>
+__device__ __forceinline__ void zero_accumulators(Accumulator<ACC> (&acc)[MT][NT]) {
+#pragma unroll
+  for (int i = 0; i < MT; ++i)
+#pragma unroll
+    for (int j = 0; j < NT; ++j)
+#pragma unroll
+      for (auto& v : acc[i][j].v) v = 0;
+}
+
 // The warp tile's MT x NT MMAs of one k16 step.
 template <DType DT, Accum ACC, int MT, int NT>
 __device__ __forceinline__ void mma_tile(Accumulator<ACC> (&acc)[MT][NT], const uint32_t (&a)[MT][4],
@@ -423,12 +434,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
   };
 
   Accumulator<ACC> acc[MT][NT];
-#pragma unroll
-  for (int i = 0; i < MT; ++i)
-#pragma unroll
-    for (int j = 0; j < NT; ++j)
-#pragma unroll
-      for (auto& v : acc[i][j].v) v = 0;
+  zero_accumulators(acc);
 
   // ---- shared -> registers: the A and B fragments of k16 step kk of slot `stage`.
   using AFrag = uint32_t[MT][4];

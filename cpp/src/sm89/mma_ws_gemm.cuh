@@ -102,12 +102,7 @@ __global__ void __launch_bounds__(Cfg::THREADS + 32 * COPY_WARPS, 1) mma_ws_gemm
   // ---- mma_warps
   const int warp_m = warp % Cfg::WARPS_M, warp_n = warp / Cfg::WARPS_M;
   Accumulator<ACC> acc[MT][NT];
-#pragma unroll
-  for (int i = 0; i < MT; ++i)
-#pragma unroll
-    for (int j = 0; j < NT; ++j)
-#pragma unroll
-      for (auto& v : acc[i][j].v) v = 0;
+  zero_accumulators(acc);
   FragmentLoader<Cfg, L> frags;  // this lane's ldmatrix offsets, as mma_sync_gemm_kernel's
   frags.init(warp_m, warp_n, lane);
   auto load_fragments = [&](int s, int kk, uint32_t (&a)[MT][4], uint32_t (&b)[NT][2]) {
