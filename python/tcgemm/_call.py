@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _core
 from ._operands import BIAS_TYPES, DTYPES, bfloat16, dtype_name, float16
-from ._staging import Staging
+from ._staging import ALIGN, Staging
 from ._workspace import WorkspaceCache
 
 _LAYOUT = (_core.Layout.NN, _core.Layout.TN)
@@ -284,7 +284,7 @@ def device_matmul(call, sh):
     if stg is None:
         workspace_keep, workspace_ptr = workspace(fw, workspace_bytes, dev, like, sh) if workspace_bytes else (None, 0)
     else:  # the staged buffers after the kernel's workspace, in one allocation
-        kernel_bytes = -(-workspace_bytes // 256) * 256
+        kernel_bytes = -(-workspace_bytes // ALIGN) * ALIGN
         workspace_keep, workspace_ptr = staging_workspace(fw, stg, kernel_bytes + stg.nbytes, dev, like, sh)
         copies = stg.place(workspace_ptr + kernel_bytes)
     run = _core.RunArgs(h, A.ptr, B.ptr, D.ptr, A.ld, B.ld, D.ld, sh, workspace_ptr, workspace_bytes, grid_swizzle)
