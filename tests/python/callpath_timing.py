@@ -68,6 +68,11 @@ def main():
     rows.append(("matmul(x, w.T, out=o, stream=7)", plain, per_call_us(lambda: tcgemm.matmul(x, w.T, out=o, stream=7))))
     rows.append(("matmul(x, w.T, alpha=0.5, bias=, out=o)", full,
                  per_call_us(lambda: tcgemm.matmul(x, w.T, alpha=0.5, bias=bias, out=o))))
+    # Ragged rows (no dimension a multiple of 8): staged by the launch (_staging.py).
+    xr, wr, orr = FakeTensor((64, 65)), FakeTensor((65, 63), 1 << 22), FakeTensor((64, 63), 1 << 23)
+    wt = FakeTensor((63, 65), 1 << 22).T
+    rows.append(("ragged matmul(x, w, out=o): staged", plain, per_call_us(lambda: tcgemm.matmul(xr, wr, out=orr))))
+    rows.append(("ragged matmul(x, w.T, out=o): staged", plain, per_call_us(lambda: tcgemm.matmul(xr, wt, out=orr))))
     install(setattr, workspace_bytes=1 << 20, run=no_launch)
     rows.append(("split-K, kept workspace, out=o", plain, per_call_us(lambda: tcgemm.matmul(x, w.T, out=o, split_k=4))))
     print(f"{'':42s} {'Python':>9s} {'+ launch binding':>17s}")
