@@ -87,6 +87,8 @@ def operand(x, what, any_rows=False):
                 return Operand(ptr, r, c, s0, False, dt, x)
             if s0 == 1 and s1 >= r and not s1 & 7:
                 return Operand(ptr, r, c, s1, True, dt, x)
+            if not any_rows:  # (classify's two readings of such a matrix are the two above)
+                return None
     check_ndim(nd, shape, what, True)
     ptr = x.data_ptr()
     v = classify(ptr, shape, x.stride(), any_rows=any_rows)
