@@ -1,4 +1,4 @@
-// The ragged kernel's realignment (cpp/src/sm89/realign.h): for every skew a
+// The realignment of ragged rows (cpp/src/core/realign.h): for every skew a
 // chunk can start at, the four words cut out of two granules are the chunk's
 // 16 bytes, and granule_pair_fits holds exactly when both granules end inside
 // the row (so a load never reaches past the row's last element).
@@ -6,9 +6,9 @@
 #include <random>
 
 #include "check.h"
-#include "sm89/realign.h"
+#include "core/realign.h"
 
-using namespace tcgemm::sm89;
+using namespace tcgemm;
 
 int main() {
   std::mt19937 rng(7);

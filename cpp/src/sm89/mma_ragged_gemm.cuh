@@ -22,7 +22,7 @@
 // kt's barrier.
 #pragma once
 #include "sm89/mma_sync_gemm.cuh"
-#include "sm89/realign.h"
+#include "core/realign.h"
 
 namespace tcgemm::sm89 {
 

@@ -1,5 +1,6 @@
 // Eight 2-byte elements that start anywhere, out of the two aligned 16-byte
-// granules they span: the ragged kernel's global loads (mma_ragged_gemm.cuh).
+// granules they span: how the kernels that read ragged rows load them
+// (sm89/mma_ragged_gemm.cuh, core/copy_matrices.cu's staging copies).
 //
 // A row of a matrix whose leading dimension is not a multiple of 8 elements
 // starts at any even byte of a 16-byte granule, so its 8-element chunks do
@@ -21,7 +22,7 @@
 #define TCGEMM_REALIGN_FN inline
 #endif
 
-namespace tcgemm::sm89 {
+namespace tcgemm {
 
 // The low 32 bits of (hi:lo) >> s, s < 32: SHF.R on the GPU.
 TCGEMM_REALIGN_FN uint32_t funnel_right(uint32_t lo, uint32_t hi, uint32_t s) {
@@ -47,4 +48,4 @@ TCGEMM_REALIGN_FN int granule_pair_fits(uint32_t skew, int64_t rem) {
   return skew == 0 ? rem >= 8 : rem >= static_cast<int64_t>((16 - skew) / 2 + 8);
 }
 
-}  // namespace tcgemm::sm89
+}  // namespace tcgemm
