@@ -291,7 +291,7 @@ struct Combo { DType dt; Accum acc; Layout lay; };
 // stride, batches, an empty copy, four copies in one launch and one large enough for the grid-
 // stride loop; every element of the destination buffers compared, so a write outside a copy (the
 // padding) fails too. Each launch's last source ends where its allocation does, so memcheck sees
-// any read past a row's end (the realigned reads of ragged rows stop at it).
+// any read past a row's end.
 static void check_copy_matrices(std::mt19937& rng) {
   struct C {
     int64_t rows, cols, batch, sr, sc, sb, dr, dc, db;

@@ -1,20 +1,15 @@
 // copy_matrices: every staging copy of one direction in one launch (tcgemm/copy.h).
 //
 // One thread moves one 8-element chunk of a row: one 16-byte access on a side whose columns are
-// contiguous and whose chunk starts 16-byte aligned (a padded staging buffer always is). A ragged
-// source row (contiguous columns, the chunk anywhere in its granule) is read as the two aligned
-// granules the chunk spans, cut out of them (core/realign.h), where both lie inside the row; the
-// row's last chunk or two, and a side whose columns are not contiguous, by eight 2-byte accesses
-// (so no read reaches past a row's end, and the last row's end may be the allocation's). Threads
-// of a warp take consecutive chunks of a row, unless one side is column-major (a transposed
-// view): then they take consecutive rows at one chunk, so that side's accesses are still
-// consecutive addresses (64 bytes a warp, coalesced).
+// contiguous and whose chunk starts 16-byte aligned (a padded staging buffer always is), eight
+// 2-byte accesses otherwise. Threads of a warp take consecutive chunks of a row, unless one side
+// is column-major (a transposed view): then they take consecutive rows at one chunk, so that
+// side's accesses are still consecutive addresses (64 bytes a warp, coalesced).
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "core/launch_check.h"
-#include "core/realign.h"
 #include "tcgemm/copy.h"
 
 namespace tcgemm {
@@ -48,15 +43,8 @@ __global__ void copy_matrices_kernel(const __grid_constant__ CopyParams p) {
       uint4 v;
       uint16_t e[8];
     } x;
-    const uint32_t skew = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(s) & 15);
-    if (n == 8 && m.src_col == 1 && skew == 0) {
+    if (n == 8 && m.src_col == 1 && !(reinterpret_cast<uintptr_t>(s) & 15)) {
       x.v = *reinterpret_cast<const uint4*>(s);
-    } else if (m.src_col == 1 && granule_pair_fits(skew, m.cols - c0)) {
-      const uint4* pair = reinterpret_cast<const uint4*>(reinterpret_cast<uintptr_t>(s) - skew);
-      const uint4 g0 = __ldg(pair), g1 = __ldg(pair + 1);
-      const uint32_t g[8] = {g0.x, g0.y, g0.z, g0.w, g1.x, g1.y, g1.z, g1.w};
-      x.v = make_uint4(realigned_word(g, 0, skew), realigned_word(g, 1, skew), realigned_word(g, 2, skew),
-                       realigned_word(g, 3, skew));
     } else {
 #pragma unroll
       for (int j = 0; j < 8; ++j)

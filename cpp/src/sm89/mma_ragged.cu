@@ -1,6 +1,6 @@
 // Registry entry sm89.mma_ragged.s2 -- mma_bk32 reading its operands
-// through registers, as the aligned granules each chunk spans, so that rows
-// may start at any 2-byte boundary (mma_ragged_gemm.cuh says why and how).
+// through registers, element by element, so that rows may start at any
+// 2-byte boundary (mma_ragged_gemm.cuh says why and how).
 #include "sm89/launch.h"
 #include "sm89/mma_ragged_gemm.cuh"
 

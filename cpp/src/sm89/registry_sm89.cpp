@@ -54,10 +54,9 @@ std::vector<KernelInfo> sm89_kernels() {
   {
     const sm89::MmaConfig& c = sm89::ladder::mma_ragged;
     const Step ragged{"mma_ragged",
-                      "mma_bk32 with each chunk loaded through registers as the two aligned 16-byte granules it "
-                      "spans and cut out of them when stored to shared memory (the next slice's loads under this "
-                      "slice's MMAs, 2 slots), C stored by element: any leading dimension, 2-byte aligned starts, "
-                      "no padding copy"};
+                      "mma_bk32 with the operands gathered element by element through registers (the next slice's "
+                      "loads under this slice's MMAs, 2 slots) and C stored by element: any leading dimension, "
+                      "2-byte aligned starts, no padding copy"};
 #if TCGEMM_BUILD_SM89
     add("sm89.mma_ragged.s2", ragged, c, c.stages, &sm89::launch_mma_ragged_s2);
 #else
