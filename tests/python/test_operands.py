@@ -69,6 +69,17 @@ def test_numpy_strides_agree_with_classify():
         assert (got is not None) == ok, (view.shape, view.strides)
 
 
+def test_a_ragged_weight_padded_once_is_read_in_place():
+    """README's advice for a ragged weight used call after call: a view of a buffer whose rows are
+    padded to a multiple of 8 elements is taken as it is, and so is its transpose (TN); the ragged
+    weight itself is not."""
+    N, K = 4097, 4099
+    w = np.zeros((N, K), np.float16)
+    wp = np.empty((N, (K + 7) // 8 * 8), np.float16)[:, :K]
+    for view, want in [(w, None), (w.T, None), (wp, (False, 4104, 0)), (wp.T, (True, 4104, 0))]:
+        assert classify(4096, view.shape, tuple(s // 2 for s in view.strides)) == want, view.strides
+
+
 def test_host_memory_api_checks():
     with pytest.raises(ValueError, match="staging limit"):
         tcgemm.set_staging_limit(-1)
