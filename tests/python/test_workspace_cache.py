@@ -87,16 +87,21 @@ def test_clear_frees_every_stream_s_workspace():
     assert get(c, 10, 100) is not None  # and it fills again
 
 
+def _from_another_thread(c, sh, nbytes):
+    """What get() hands a new thread for stream handle `sh`."""
+    got = []
+    t = threading.Thread(target=lambda: got.append(get(c, sh, nbytes)))
+    t.start()
+    t.join()
+    return got[0]
+
+
 def test_the_per_thread_default_stream_is_a_different_stream_in_each_thread():
     """cudaStreamPerThread (handle 2) names another stream in every thread: two
     threads must not share one workspace through it (their kernels run at once)."""
     c = WorkspaceCache()
     mine = get(c, 2, 100)
-    theirs = []
-    t = threading.Thread(target=lambda: theirs.append(get(c, 2, 100)))
-    t.start()
-    t.join()
-    assert theirs[0] is not mine
+    assert _from_another_thread(c, 2, 100) is not mine
     assert get(c, 2, 100) is mine
     assert get(c, 0, 100) is not mine
 
@@ -107,11 +112,7 @@ def test_threads_on_one_stream_do_not_share_a_workspace():
     thread keeps its own."""
     c = WorkspaceCache()
     mine = get(c, 0, 100)
-    theirs = []
-    t = threading.Thread(target=lambda: theirs.append(get(c, 0, 100)))
-    t.start()
-    t.join()
-    assert theirs[0] is not mine and get(c, 0, 100) is mine
+    assert _from_another_thread(c, 0, 100) is not mine and get(c, 0, 100) is mine
 
 
 class Owner:
