@@ -67,6 +67,27 @@ def fp8_only(k):
     return not {"float16", "bfloat16"} & set(k["dtypes"])
 
 
+def layouts_of(name):
+    """The layouts a registered kernel takes ("auto" and unknown names: both)."""
+    return next((k["layouts"] for k in tcgemm.kernels() if k["name"] == name), ["NN", "TN"])
+
+
+def refuses_layout(kernel, layout, call):
+    """Where `kernel` does not take `layout` (sm89.mma_skinny.s4 is TN only): checks that `call`
+    raises the registry's refusal naming it, and returns True (the case is done); else False."""
+    if layout in layouts_of(kernel):
+        return False
+    with pytest.raises(ValueError, match=f"does not support layout {layout}"):
+        call()
+    return True
+
+
+def b_for(kernel, b):
+    """b (K x N) stored as NumPy's C order where `kernel` takes NN, else as its transpose's rows
+    (Fortran order: the TN layout, x @ w.T)."""
+    return b if "NN" in layouts_of(kernel) else np.asfortranarray(b)
+
+
 def runnable_kernels():
     """The runnable fp16/bf16 kernels (FP8 entries have a suite of their own: fp8_only)."""
     return [k for k in tcgemm.kernels() if k["runnable"] and not fp8_only(k)]

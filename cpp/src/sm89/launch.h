@@ -45,6 +45,9 @@ TCGEMM_SM89_LADDER(TCGEMM_SM89_DECLARE)
 // sm89.mma_ragged.s2 (mma_ragged.cu): operands and output at any leading
 // dimension and 2-byte aligned start.
 Status launch_mma_ragged_s2(const GemmArgs& a);
+// sm89.mma_skinny.s4 (mma_skinny.cu): x @ w.T for few rows of x, w's rows
+// anywhere, read by aligned 16-byte loads.
+Status launch_mma_skinny_s4(const GemmArgs& a);
 
 // The FP8 entries (mma_fp8_gemm.cuh), sm89.<step>.s<stages>: the step
 // (its configuration is ladder::<step>, mma_config.h), its stage count and

@@ -64,6 +64,22 @@ std::vector<KernelInfo> sm89_kernels() {
 #endif
     v.back().features |= kAnyRows;
   }
+  // Off the ladder: decode-shaped x @ w.T with w's rows anywhere (mma_skinny.cu).
+  {
+    const Step skinny{"mma_skinny",
+                      "x @ w.T for few rows of x with w's rows anywhere: w's 16 rows of a block (8 apart, so one "
+                      "offset from the 16-byte grid) copied as aligned 16-byte granules by cp.async (4 stages; 6 and 8 "
+                      "for 16 and 8 x rows a block), K "
+                      "permuted so that a granule is a lane's A operand of two m16n8k16 MMAs, x read shifted to "
+                      "match; 8 warps split K, summed in warp order"};
+#if TCGEMM_BUILD_SM89
+    const LaunchFn fn = &sm89::launch_mma_skinny_s4;
+#else
+    const LaunchFn fn = nullptr;
+#endif
+    v.push_back(KernelInfo{"sm89.mma_skinny.s4", "sm89", skinny.idea, 89, dtypes, bit(Layout::TN), bit(Accum::f32),
+                           16, 64, 32, 4, fn, sass, kEpilogue | kBatched | kAnyRows});
+  }
   // FP8 (mma_fp8_gemm.cuh): e4m3 / e5m2 operands (not both e5m2), TN only,
   // fp32 accumulation, bf16 / fp16 / fp32 output, torch._scaled_mm's scales.
   // Pass the GPU suites on sm_90a (an H200); sm_89 not run.
