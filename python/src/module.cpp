@@ -919,12 +919,12 @@ PYBIND11_MODULE(_core, m) {
       "plan",
       [](const std::string& kernel, int64_t M, int64_t N, int64_t K, DType dtype, Layout layout, Accum accum,
          bool plain, int64_t batch, int split_k, int device, std::optional<DType> dtype_b, std::optional<DType> dtype_c,
-         ScaleMode scale_mode) {
+         ScaleMode scale_mode, bool b_ragged) {
         const DeviceGuard on(device);
         check(on.status);
         GemmArgs g;
         g.M = M, g.N = N, g.K = K, g.dtype = dtype, g.layout = layout, g.accum = accum, g.batch = batch;
-        g.split_k = split_k;
+        g.split_k = split_k, g.b_ragged = b_ragged;
         if (dtype_b) g.dtype_b = *dtype_b;
         if (dtype_c) g.dtype_c = *dtype_c;
         g.scales.mode = scale_mode;
@@ -942,8 +942,9 @@ PYBIND11_MODULE(_core, m) {
       py::arg("kernel"), py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype"), py::arg("layout"),
       py::arg("accum"), py::arg("plain"), py::arg("batch"), py::arg("split_k"), py::arg("device") = -1,
       py::kw_only(), py::arg("dtype_b") = py::none(), py::arg("dtype_c") = py::none(),
-      py::arg("scale_mode") = ScaleMode::none,
-      "-> (plan handle, kernel name, workspace bytes) for a shape on the current device (cached).");
+      py::arg("scale_mode") = ScaleMode::none, py::arg("b_ragged") = false,
+      "-> (plan handle, kernel name, workspace bytes) for a shape on the current device (cached). b_ragged: "
+      "B's rows are off the 16-byte grid (auto may then pick a kernel that reads rows anywhere).");
 
   // The per-call path: Python builds one RunArgs per call -- the fields every
   // call sets, then set_epilogue / set_batch where the call has them -- and

@@ -34,16 +34,32 @@ def any_rows(kernel) -> bool:
     return kernel in _ANY_ROWS
 
 
-def plan(device, M, N, K, dtype, tn, accumulate, plain, batch, split_k, kernel):
-    """-> (handle, kernel name, workspace bytes); cached per shape and device."""
-    key = (device, M, N, K, dtype, tn, accumulate, plain, batch, split_k, kernel)
+def plan(device, M, N, K, dtype, tn, accumulate, plain, batch, split_k, kernel, b_ragged=False):
+    """-> (handle, kernel name, workspace bytes); cached per shape and device. b_ragged: b's rows
+    are off the 16-byte grid (auto may then name a kernel that reads rows anywhere)."""
+    key = (device, M, N, K, dtype, tn, accumulate, plain, batch, split_k, kernel) + ((True,) if b_ragged else ())
     p = _PLANS.get(key)
     if p is None:
         if len(_PLANS) >= _MAX_PLANS:
             _PLANS.clear()
         p = _PLANS[key] = _core.plan(kernel, M, N, K, DTYPES[dtype], _LAYOUT[tn], ACCUM[accumulate], plain, batch,
-                                     split_k, device)
+                                     split_k, device, **({"b_ragged": True} if b_ragged else {}))
     return p
+
+
+def auto_for_ragged_b(a, b, ada, adb, dev, accumulate, plain, split_k):
+    """-> (kernel, A, B) for `auto` with b off the 16-byte grid: a kernel that reads rows anywhere
+    where the families name one for the shape (sm89.mma_skinny.s4: a decode-shaped x @ w.T, the
+    weight read in place instead of copied) and a, b as it reads them; else ("auto", None, None):
+    b staged as before. 2-D operands only."""
+    if len(a.shape) == 2 and len(b.shape) == 2:
+        A, B = ada.operand(a, "a", True), adb.operand(b, "b", True)
+        if A is not None and B is not None and not A.transposed and A.cols == B.rows and A.dtype == B.dtype:
+            kernel = plan(dev, A.rows, B.cols, A.cols, A.dtype, B.transposed, accumulate, plain, 1, split_k, "auto",
+                          True)[1]
+            if any_rows(kernel):
+                return kernel, A, B
+    return "auto", None, None
 
 
 def scaled_plan(device, M, N, K, dtype_a, dtype_b, dtype_c, mode, plain, kernel, fast):
@@ -188,15 +204,18 @@ def device_matmul(call, sh):
     if adb.device_of(b) != dev:
         _same_device(adb, b, "b", dev)
     # What the kernels cannot read in place is staged (_staging.py): laid out here, copied by the
-    # launch itself.
-    stg = None
-    A = ada.operand(a, "a")
-    if A is None and any_rows(kernel):  # rows anywhere: read in place (the 16-byte rule is the others')
-        A = ada.operand(a, "a", True)
-    if A is None or A.transposed:  # the kernels read A row-major
-        stg = Staging()
-        A = stg.operand(ada, a, "a")
+    # launch itself; a weight off the 16-byte grid may instead go to a kernel that reads it in place.
+    stg, A = None, None
     B = adb.operand(b, "b")
+    if B is None and kernel == "auto":
+        kernel, A, B = auto_for_ragged_b(a, b, ada, adb, dev, accumulate, ep.plain, split_k)
+    if A is None:
+        A = ada.operand(a, "a")
+        if A is None and any_rows(kernel):  # rows anywhere: read in place (the 16-byte rule is the others')
+            A = ada.operand(a, "a", True)
+        if A is None or A.transposed:  # the kernels read A row-major
+            stg = Staging()
+            A = stg.operand(ada, a, "a")
     if B is None and any_rows(kernel):
         B = adb.operand(b, "b", True)
     if B is None:

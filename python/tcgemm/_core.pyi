@@ -76,7 +76,7 @@ def time_gemm(kernel: str, rotation: list[tuple[int, int, int]], M: int, N: int,
 # The planned call path: plan once per shape (cached), then run = checks + one launch.
 def plan(kernel: str, M: int, N: int, K: int, dtype: DType, layout: Layout, accum: Accum, plain: bool, batch: int,
          split_k: int, device: int = -1, *, dtype_b: DType | None = None, dtype_c: DType | None = None,
-         scale_mode: ScaleMode = ...) -> tuple[int, str, int]: ...
+         scale_mode: ScaleMode = ..., b_ragged: bool = False) -> tuple[int, str, int]: ...
 class RunArgs:
     """One planned launch: the plan handle and what the plan does not fix. Built once per call."""
     plan: int

@@ -41,9 +41,11 @@ int main() {
           for (int64_t K : {int64_t{64}, int64_t{1000}, int64_t{4104}, int64_t{14336}})
             for (Layout layout : {Layout::NN, Layout::TN})
               for (int split_k : {0, 1, 2})
-                for (int64_t batch : {int64_t{1}, int64_t{3}}) {
+                for (int64_t batch : {int64_t{1}, int64_t{3}})
+                for (bool ragged : {false, true}) {
                   GemmArgs a;
                   a.M = M, a.N = N, a.K = K, a.layout = layout, a.split_k = split_k, a.batch = batch;
+                  a.b_ragged = ragged;
                   // auto_preference is the families' orders, the newest family's first.
                   std::vector<const char*> joined;
                   for (auto f = fams.rbegin(); f != fams.rend(); ++f) {
@@ -65,6 +67,13 @@ int main() {
                   // Only the devices a family has measured get an order.
                   if (cc != 89 && cc != 90) CHECK(got.empty());
                   else CHECK(!got.empty());
+                  // The decode kernel that reads a ragged weight in place: named for x @ w.T with B
+                  // off the 16-byte grid and at most 32 rows of x, on the Hopper devices it was timed on.
+                  const bool skinny = cc == 90 && ragged && layout == Layout::TN && M <= 32;
+                  bool named = false;
+                  for (const char* name : got) named = named || std::strcmp(name, "sm89.mma_skinny.s4") == 0;
+                  CHECK_MSG(named == skinny, "cc %d M %lld ragged %d: sm89.mma_skinny.s4 %s", cc, (long long)M,
+                            int(ragged), named ? "named" : "not named");
                   ++asked;
                 }
   CHECK(asked > 0);

@@ -148,6 +148,30 @@ def test_rows_anywhere_reach_a_kernel_that_reads_them_unstaged(fake):
     assert len(ins) == 2 and len(outs) == 1
 
 
+def test_auto_reads_a_ragged_weight_in_place_where_a_family_names_such_a_kernel(fake, monkeypatch):
+    """x @ w.T with w's rows off the 16-byte grid: auto plans the shape once more with b_ragged;
+    where that names a kernel that reads rows anywhere (sm89.mma_skinny.s4 for decode shapes on a
+    Hopper), x, w and out go to it as they are (no staging), planned under that name; where it
+    names another kernel, w is staged (test_ragged_operands_are_staged_by_the_launch_... below)."""
+    M, N, K = 17, 45, 1001
+    x, w, o = FakeTensor((M, K), (1 << 20) + 2), FakeTensor((N, K), 1 << 22), FakeTensor((M, N), 1 << 24)
+    record = fake.plan
+
+    def planner(*args, **kw):
+        record(*args, **kw)
+        named = kw.get("b_ragged") or args[0] == "sm89.mma_skinny.s4"
+        return HANDLE, "sm89.mma_skinny.s4" if named else "fake", 0
+    monkeypatch.setattr(_core, "plan", planner)
+    for _ in range(2):  # the second call: both plans from the cache
+        assert tcgemm.matmul(x, w.T, out=o) is o
+    r = fake.runs[-1]
+    assert r.staging() == ((), ()) and (r.a, r.b, r.c, r.lda, r.ldb, r.ldc) == (x.ptr, w.ptr, o.ptr, K, K, N)
+    assert [p[0] for p in fake.plans] == ["auto", "sm89.mma_skinny.s4"]
+    assert fake.plans[0][-1] == {"b_ragged": True} and fake.plans[0][1:4] == (M, N, K)
+    tcgemm.matmul(x, FakeTensor((N, K), 1 << 23, (1008, 1)).T, out=o)  # w on the grid (ld 1008): a plain plan
+    assert fake.plans[-1][0] == "auto" and not isinstance(fake.plans[-1][-1], dict)
+
+
 def _pad(n):
     return (n + 7) // 8 * 8
 

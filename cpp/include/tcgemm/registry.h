@@ -68,7 +68,9 @@ Status check_runnable(const KernelInfo& k);
 // batch, split-K, scale mode), or ok.
 Status check_supports(const KernelInfo& k, const GemmArgs& args);
 
-// The kernel that `auto` picks for these arguments on the current device.
+// The kernel that `auto` picks for these arguments on the current device
+// (with args.b_ragged, the first kernel of auto_preference that reads rows
+// anywhere, if one takes the arguments).
 const KernelInfo* pick_auto(const GemmArgs& args, Status* why);
 
 // The names `auto` tries first, in order, on a device of compute capability

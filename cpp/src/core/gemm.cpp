@@ -142,12 +142,14 @@ Status resolve(const GemmArgs& args, const std::string& kernel, const KernelInfo
   return Status::Ok();
 }
 
-using PlanKey = std::tuple<int, int64_t, int64_t, int64_t, int64_t, int, int, int, bool, int, std::string, int, int, int>;
+using PlanKey =
+    std::tuple<int, int64_t, int64_t, int64_t, int64_t, int, int, int, bool, int, std::string, int, int, int, bool>;
 
 PlanKey key_of(int device, const GemmArgs& a, const std::string& kernel) {
   return PlanKey{device, a.M, a.N, a.K, a.batch, static_cast<int>(a.dtype), static_cast<int>(a.layout),
                  static_cast<int>(a.accum), a.epilogue.plain(), a.split_k, kernel.empty() ? "auto" : kernel,
-                 static_cast<int>(a.b_type()), static_cast<int>(a.c_type()), static_cast<int>(a.scales.mode)};
+                 static_cast<int>(a.b_type()), static_cast<int>(a.c_type()), static_cast<int>(a.scales.mode),
+                 a.b_ragged};
 }
 
 }  // namespace

@@ -115,7 +115,15 @@ const KernelInfo* pick_auto(const GemmArgs& args, Status* why) {
   Status s = current_device(&dev);
   if (!s.ok()) return *why = s, nullptr;
   auto usable = [&](const KernelInfo& k) { return check_runnable(k).ok() && check_supports(k, args).ok(); };
-  for (const char* name : auto_preference(dev.cc, args, dev.sm_count)) {
+  const std::vector<const char*> order = auto_preference(dev.cc, args, dev.sm_count);
+  // B off the 16-byte grid: a kernel that reads rows anywhere, where a family
+  // names one for these arguments, before every kernel that needs B copied.
+  if (args.b_ragged)
+    for (const char* name : order) {
+      const KernelInfo* k = find_kernel(name);
+      if (k && (k->features & kAnyRows) && usable(*k)) return k;
+    }
+  for (const char* name : order) {
     const KernelInfo* k = find_kernel(name);
     if (k && usable(*k)) return k;
   }

@@ -24,8 +24,16 @@ std::vector<const char*> sm89_preference(int cc, const GemmArgs& args, int sms) 
     const bool many_waves = ceil_div(args.M, 128) * ceil_div(args.N, 256) * args.batch >= 4 * int64_t{sms};
     const char* four_warps = "sm89.mma_spread.s3";
     const char* eight_warps = "sm89.mma_spread_8w.s3";
-    const std::vector<const char*> ada = {many_waves ? eight_warps : four_warps, many_waves ? four_warps : eight_warps,
-                                          "sm89.mma_2blk.s3", "sm89.mma_wt64_k64.s3"};
+    std::vector<const char*> ada = {many_waves ? eight_warps : four_warps, many_waves ? four_warps : eight_warps,
+                                    "sm89.mma_2blk.s3", "sm89.mma_wt64_k64.s3"};
+    // x @ w.T with w's rows off the 16-byte grid and at most 32 rows of x:
+    // sm89.mma_skinny.s4 reads w in place where every other kernel has it
+    // copied first (pick_auto takes it ahead of the Hopper kernels when
+    // args.b_ragged). 1, 17 and 64 rows x a 4097 x 4099 weight:
+    // bench/results/h100_skinny.md; at 64 rows the copy and the Hopper kernel
+    // are faster, so the rule stops at 32.
+    if (args.b_ragged && args.layout == Layout::TN && args.accum == Accum::f32 && args.M <= 32)
+      ada.insert(ada.begin(), "sm89.mma_skinny.s4");
     return ada;
   }
   // sm_89: no Ada card has measured the family here (bench/results/ holds no
