@@ -27,6 +27,8 @@ for M, N, K, lay in shapes:
     o = torch.empty(M, N, device="cuda", dtype=torch.float16)
     fns = {"torch": lambda: torch.matmul(x, b, out=o), "auto": lambda: tcgemm.matmul(x, b, out=o),
            "ragged": lambda: tcgemm.matmul(x, b, out=o, kernel=K_RAG)}
+    if os.environ.get("RAGGED_NO_GATHER"):  # leave out sm89.mma_ragged.s2 (0.1-0.6x the others: the long part)
+        del fns["ragged"]
     if lay == "TN":
         fns["skinny"] = lambda: tcgemm.matmul(x, b, out=o, kernel=K_SKINNY)
         # What auto takes for the shape when w is copied (no b_ragged hint): the staged path.

@@ -47,19 +47,36 @@ def plan(device, M, N, K, dtype, tn, accumulate, plain, batch, split_k, kernel, 
     return p
 
 
+# auto_for_ragged_b's answers by layout: (device, a's and b's shapes and element strides, dtypes,
+# accumulate, plain, split_k) -> the kernel name, "auto" where b is staged. Bounded as _PLANS.
+_RAGGED_AUTO: dict = {}
+
+
 def auto_for_ragged_b(a, b, ada, adb, dev, accumulate, plain, split_k):
     """-> (kernel, A, B) for `auto` with b off the 16-byte grid: a kernel that reads rows anywhere
     where the families name one for the shape (sm89.mma_skinny.s4: a decode-shaped x @ w.T, the
     weight read in place instead of copied) and a, b as it reads them; else ("auto", None, None):
-    b staged as before. 2-D operands only."""
-    if len(a.shape) == 2 and len(b.shape) == 2:
-        A, B = ada.operand(a, "a", True), adb.operand(b, "b", True)
-        if A is not None and B is not None and not A.transposed and A.cols == B.rows and A.dtype == B.dtype:
-            kernel = plan(dev, A.rows, B.cols, A.cols, A.dtype, B.transposed, accumulate, plain, 1, split_k, "auto",
-                          True)[1]
-            if any_rows(kernel):
-                return kernel, A, B
-    return "auto", None, None
+    b staged as before. 2-D operands only. The answer is kept per layout, so a call whose b is
+    staged pays two dictionary lookups for asking, not a classification of both operands."""
+    if len(a.shape) != 2 or len(b.shape) != 2 or "DeviceArray" in (ada.kind, adb.kind):
+        return "auto", None, None  # (a DeviceArray is always on the grid; its strided() is for staging only)
+    _, sa, ta = ada.strided(a, "a")
+    _, sb, tb = adb.strided(b, "b")
+    key = (dev, sa, ta, sb, tb, ada.dtype_of(a, "a"), adb.dtype_of(b, "b"), accumulate, plain, split_k)
+    kernel = _RAGGED_AUTO.get(key)
+    if kernel == "auto":
+        return "auto", None, None
+    A, B = ada.operand(a, "a", True), adb.operand(b, "b", True)
+    if A is None or B is None or A.transposed or A.cols != B.rows or A.dtype != B.dtype:
+        kernel = "auto"  # (staged, or refused with the usual message)
+    elif kernel is None:
+        kernel = plan(dev, A.rows, B.cols, A.cols, A.dtype, B.transposed, accumulate, plain, 1, split_k, "auto",
+                      True)[1]
+        kernel = kernel if any_rows(kernel) else "auto"
+    if len(_RAGGED_AUTO) >= _MAX_PLANS:
+        _RAGGED_AUTO.clear()
+    _RAGGED_AUTO[key] = kernel
+    return (kernel, A, B) if kernel != "auto" else ("auto", None, None)
 
 
 def scaled_plan(device, M, N, K, dtype_a, dtype_b, dtype_c, mode, plain, kernel, fast):

@@ -434,8 +434,9 @@ int main() {
     }
     // Rows anywhere (kAnyRows): the small shapes and a K of several slices
     // with a ragged last one, on every combination; decode shapes (1, 17 and
-    // 70 rows against a wider weight: sm89.mma_skinny.s4's 8-, 32- and 64-row
-    // blocks, K over several of its phases); the fused form on f32 ones.
+    // 70 rows against a wider weight: sm89.mma_skinny.s4's 8- and 32-row
+    // blocks, three of them for 70 rows, K over several of its stages); the
+    // fused form on f32 ones.
     if (k.features & kAnyRows)
       for (const Combo& c : combos) {
         for (const Case& sh : {Case{7, 13, 9}, Case{129, 127, 200}, Case{300, 77, 1001}, Case{1, 200, 1003},

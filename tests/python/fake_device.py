@@ -136,6 +136,8 @@ def install(setattr_, workspace_bytes=0, run=None):
     FakeAdapter.allocations = []
     _call._ADAPTERS[FakeTensor] = FakeAdapter
     setattr_(_call, "_PLANS", {})
+    if hasattr(_call, "_RAGGED_AUTO"):
+        setattr_(_call, "_RAGGED_AUTO", {})
     if hasattr(_call, "WORKSPACES"):
         from tcgemm._workspace import WorkspaceCache
         setattr_(_call, "WORKSPACES", WorkspaceCache())

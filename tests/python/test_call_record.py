@@ -172,6 +172,26 @@ def test_auto_reads_a_ragged_weight_in_place_where_a_family_names_such_a_kernel(
     assert fake.plans[-1][0] == "auto" and not isinstance(fake.plans[-1][-1], dict)
 
 
+def test_a_staged_ragged_weight_asks_the_families_once_per_layout(fake, monkeypatch):
+    """Where the b_ragged plan names no kernel that reads rows anywhere, the call stages w, and the
+    answer is kept per layout: a second call with the same shapes and strides neither plans with
+    b_ragged again nor classifies the operands for it."""
+    M, N, K = 1023, 1025, 1027
+    x, w, o = FakeTensor((M, K), 1 << 20), FakeTensor((N, K), 1 << 22), FakeTensor((M, N), 1 << 24)
+    for _ in range(3):
+        tcgemm.matmul(x, w.T, out=o)
+    ragged_plans = [p for p in fake.plans if isinstance(p[-1], dict) and p[-1].get("b_ragged")]
+    assert len(ragged_plans) == 1 and len(fake.runs) == 3
+    ins, outs = fake.runs[-1].staging()
+    assert len(ins) == 2 and len(outs) == 1  # every dimension ragged: x and w copied in, the result out
+    asked = []
+    monkeypatch.setattr(_call, "plan", lambda *args, **kw: asked.append(args) or (HANDLE, "fake", 0))
+    monkeypatch.setattr(FakeAdapter, "operand", staticmethod(lambda x, what, any_rows=False: asked.append(
+        (what, any_rows)) or None))
+    tcgemm.matmul(x, w.T, out=o)
+    assert asked == [("b", False), ("a", False), ("out", False)]  # nothing asked for rows anywhere
+
+
 def _pad(n):
     return (n + 7) // 8 * 8
 

@@ -20,19 +20,20 @@
 //   one granule of row g is lane (g, t)'s A operand of two MMAs; B (x) is
 //   permuted alike: the same lane reads x[m][k' - c] for the same 8 shifted
 //   k' (zero outside 0 <= k' - c < K) as its B operand of the same two MMAs.
-// * Granules that reach outside the row (the first one when c > 0, the last
-//   ones) are gathered element by element, zero outside the row -- the
-//   neighbour's elements must not meet x's zeros (0 x Inf is NaN) and the
-//   matrix's first and last granules may lie outside its allocation.
+// * Nothing outside a row may reach an MMA (0 x Inf is NaN where x's zeros
+//   meet the neighbour's elements) nor any read outside the matrix: a
+//   row's last granule is copied only up to the row's end (zero-filled), its
+//   first one (when c > 0) copied whole and its lead zeroed once it lands,
+//   and only granules whose 16 bytes would reach outside the matrix (its
+//   first row's lead, its last row's end) are gathered element by element.
 //
 // The swap puts w's rows on the MMA's M side (16 per block) and x's rows on
-// its N side (MB per block, n8 tiles), so a decode call of a few rows wastes
+// its N side (MB = 8, 16 or 32 per block, n8 tiles), so a decode call of a few rows wastes
 // at most 7 columns of an n8 tile. A stage is KP shifted k: the block's 16
 // weight rows and its MB x rows as they lie in memory (the aligned granules
 // from the one at or before the stage's first element: up to 7 elements of
 // lead, which the B read skips), copied by cp.async STAGES - 1 stages ahead
-// (the granules that reach outside a row are gathered and stored by the
-// thread instead, zero outside it). Each warp multiplies one 32-k chunk of a
+// (x's rows by the same rules as w's). Each warp multiplies one 32-k chunk of a
 // stage; the warps' fp32 partial sums meet in shared memory at the end and
 // are added in warp order: the result does not depend on timing.
 #include <cuda_bf16.h>
@@ -64,7 +65,7 @@ constexpr int ROW_BYTES = 16 * X_GRANULES + 48;
 // in 110.6 KB each (4 x 48 rows x 576 bytes), so the bytes in flight per SM
 // do not shrink with the x tile (with 16 rows of a weight whose K is several
 // thousand, each block's copies are its only work: it waits on memory).
-__host__ __device__ constexpr int stages_for(int MB) { return MB <= 8 ? 8 : MB <= 16 ? 6 : MB <= 32 ? 4 : 3; }
+__host__ __device__ constexpr int stages_for(int MB) { return MB <= 8 ? 8 : MB <= 16 ? 6 : 4; }
 
 template <int MB, int STAGES = stages_for(MB)>
 constexpr int smem_bytes() {
@@ -102,12 +103,29 @@ TCGEMM_DEVICE uint4 gather(const uint16_t* row, bool row_ok, int k0, int K) {
 }
 
 // Granule [k0, k0 + 8) of a row of K (k0 on the 16-byte grid) into shared
-// memory: by cp.async where it lies inside the row, else gathered (zero
-// outside the row) and stored by this thread, before the barrier that
-// publishes its stage.
-TCGEMM_DEVICE void stage_granule(uint32_t dst, const uint16_t* row, bool row_ok, int k0, int K) {
-  if (row_ok && k0 >= 0 && k0 + 8 <= K) ptx::cp_async_cg_16(dst, row + k0, 16);
+// memory by cp.async, with no wait: a granule that runs past the row's end
+// copies the row's part (cp.async's source size; the rest zero-filled), one
+// that starts before the row (k0 < 0, the first stage only) is copied whole,
+// from the bytes before it -- the row before it or the gap between rows,
+// inside the matrix -- and its lead zeroed once it has landed (clear_lead).
+// Where the 16 bytes would reach outside the matrix -- before its first
+// element (`first`), or past the end of its last row (`last_row`: the bytes
+// after it may lie past the allocation, and compute-sanitizer checks a
+// cp.async's whole 16 bytes whatever its source size) -- the granule is
+// gathered element by element and stored by this thread.
+TCGEMM_DEVICE void stage_granule(uint32_t dst, const uint16_t* row, bool row_ok, int k0, int K,
+                                 const uint16_t* first, bool last_row) {
+  const bool past_end = k0 + 8 > K;
+  if (!row_ok || k0 >= K) ptx::cp_async_cg_16(dst, first, 0);  // 16 zero bytes, nothing read
+  else if (k0 >= 0 && !(past_end && last_row)) ptx::cp_async_cg_16(dst, row + k0, 2 * min(K - k0, 8));
+  else if (k0 < 0 && row + k0 >= first && !past_end) ptx::cp_async_cg_16(dst, row + k0, 16);
   else ptx::st_shared_v4_b32(dst, gather(row, row_ok, k0, K));
+}
+
+// The elements of a granule staged from k0 < 0 that lie before its row: zero
+// (0 x Inf would be NaN where x's zeros meet the row before's elements).
+TCGEMM_DEVICE void clear_lead(uint32_t dst, int k0) {
+  for (int e = 0; e < 8 && k0 + e < 0; ++e) asm volatile("st.shared.u16 [%0], %1;\n" ::"r"(dst + 2 * e), "h"(uint16_t{0}) : "memory");
 }
 
 template <DType DT>
@@ -151,18 +169,29 @@ __global__ void __launch_bounds__(THREADS, 2) mma_skinny_kernel(const Params p, 
   // x row m lies lead(m) = (its offset from the grid - c) mod 8 elements past the grid at every
   // stage's first element p KP - c (KP is a multiple of 8).
   auto lead = [&](int m) { return static_cast<int>(((reinterpret_cast<uintptr_t>(x_row(m)) >> 1) - c) & 7); };
-  auto load = [&](int slot, int st) {
+  const uint16_t* w_first = static_cast<const uint16_t*>(p.B);
+  const uint16_t* x_first = static_cast<const uint16_t*>(p.A);
+  // Stage st's granules into pipeline slot `slot`: weight row r's j-th at shifted k 8j, x row m's
+  // j-th from its lead back; `visit` gets (shared address, row, row valid, k0 in the row, the
+  // matrix's first element, whether the row is its last).
+  auto each_granule = [&](int slot, int st, auto&& visit) {
     const uint32_t base = smem_x + slot * STAGE_BYTES;
 #pragma unroll
     for (int i = threadIdx.x; i < ROWS * (KP / 8); i += THREADS) {
-      const int r = i / (KP / 8), j = i % (KP / 8);
-      stage_granule(base + r * ROW_BYTES + 16 * j, w_row(r), r0 + 8 * r < p.N, st * KP + 8 * j - c, K);
+      const int r = i / (KP / 8), j = i % (KP / 8), n = r0 + 8 * r;
+      visit(base + r * ROW_BYTES + 16 * j, w_row(r), n < p.N, st * KP + 8 * j - c, w_first, n == p.N - 1);
     }
     for (int i = threadIdx.x; i < MB * X_GRANULES; i += THREADS) {
       const int m = i / X_GRANULES, j = i % X_GRANULES;
-      stage_granule(base + (ROWS + m) * ROW_BYTES + 16 * j, x_row(m), m0 + m < p.M,
-                    st * KP - c - lead(m) + 8 * j, K);
+      visit(base + (ROWS + m) * ROW_BYTES + 16 * j, x_row(m), m0 + m < p.M, st * KP - c - lead(m) + 8 * j,
+            x_first, m0 + m == p.M - 1);
     }
+  };
+  auto load = [&](int slot, int st) {
+    each_granule(slot, st,
+                 [&](uint32_t dst, const uint16_t* row, bool ok, int k0, const uint16_t* first, bool last_row) {
+                   stage_granule(dst, row, ok, k0, K, first, last_row);
+                 });
   };
   int lead_of[NT];  // this lane's B rows: x rows nt * 8 + g
 #pragma unroll
@@ -177,6 +206,10 @@ __global__ void __launch_bounds__(THREADS, 2) mma_skinny_kernel(const Params p, 
     // Stage st has landed (this thread's copies; the barrier: everyone's), and every warp is done
     // with the slot of stage st - 1, which the next load refills.
     ptx::cp_async_wait_group<STAGES - 2>();
+    if (st == 0)  // this thread's granules of stage 0 that began before their rows have landed
+      each_granule(0, 0, [&](uint32_t dst, const uint16_t*, bool ok, int k0, const uint16_t*, bool) {
+        if (ok && k0 < 0) clear_lead(dst, k0);
+      });
     __syncthreads();
     if (st + STAGES - 1 < k_stages) load((st + STAGES - 1) % STAGES, st + STAGES - 1);
     ptx::cp_async_commit_group();
@@ -258,14 +291,14 @@ Status launch(const GemmArgs& a) {
   return Status::Ok();
 }
 
-// x rows per block: the fewest n8 tiles that hold M (up to 64 rows a block;
-// more rows take more blocks, each reading the weight rows again).
+// x rows per block: the fewest n8 tiles that hold M, up to 32 rows a block;
+// more rows take more blocks, each reading the weight rows again (the blocks
+// of one row group are adjacent, so the second read comes from L2).
 template <DType DT>
 Status launch_rows(const GemmArgs& a) {
   if (a.M <= 8) return launch<DT, 8>(a);
   if (a.M <= 16) return launch<DT, 16>(a);
-  if (a.M <= 32) return launch<DT, 32>(a);
-  return launch<DT, 64>(a);
+  return launch<DT, 32>(a);
 }
 
 }  // namespace skinny
