@@ -332,3 +332,29 @@ def test_sm89_ragged_kernel_moves_elements_not_chunks(tmp_path):
     res = _res_usage_by_kernel(member, tmp_path)
     for name in kernels:
         assert "LOCAL:0 " in res[name] and "STACK:0 " in res[name], (name, res[name])
+
+
+def test_sm89_skinny_kernel_copies_whole_granules(tmp_path):
+    """sm89.mma_skinny.s4 (mma_skinny.cu) reads a weight whose rows start anywhere by aligned 16-byte
+    copies: every cp.async (LDGSTS) moves 128 bits past L1 (.cg), some with a source size (ZFILL: a
+    row's end); the other global loads are 16-bit (the granules gathered at the matrix's edges, the
+    epilogue's source) or the f32 bias's 32 bits, none wider; C is stored 16 bits at a time. Fragments
+    come from shared memory by LDS (no ldmatrix: the K order is the kernel's own), and a stage's MMAs
+    are two HMMA.16816.F32 per n8 tile of x rows, as written; nothing in local memory. What the
+    compiler emitted: test_gpu_gemm.cpp (run_any_rows_case) runs it."""
+    member = "mma_skinny.cu.o"
+    kernels = _ops_by_kernel(_member_sass(member, tmp_path), "mma_skinny_kernel")
+    assert len(kernels) == 6, sorted(kernels)  # fp16 / bf16 x 8, 16 and 32 rows of x a block
+    for name, ops in kernels.items():
+        bare = [re.sub(r"^@!?U?P\w+\s+", "", o).split()[0] for o in ops]
+        copies = [o for o in bare if o.startswith("LDGSTS")]
+        assert copies and all(".128" in o for o in copies), (name, sorted(set(copies)))
+        loads = {o for o in bare if o.startswith("LDG") and o.split(".")[0] not in ("LDGSTS", "LDGDEPBAR")}
+        assert loads <= {"LDG.E.U16", "LDG.E"}, (name, sorted(loads))
+        assert {o for o in bare if o.startswith("STG")} == {"STG.E.U16"}, (name, sorted(set(bare)))
+        assert "LDS.128" in bare and not any(o.startswith("LDSM") for o in bare), name
+        rows = int(re.search(r"Li(\d+)E", name).group(1))  # the MB template argument
+        assert sum(o.startswith("HMMA.16816.F32") for o in bare) == 2 * rows // 8, (name, rows)
+    res = _res_usage_by_kernel(member, tmp_path)
+    for name in kernels:
+        assert "LOCAL:0 " in res[name] and "STACK:0 " in res[name], (name, res[name])
