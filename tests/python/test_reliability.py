@@ -15,19 +15,20 @@ f16, bf16 = tcgemm.float16, tcgemm.bfloat16
 
 
 def _mem_used():
-    """Device memory in use, after handing the caches back (tcgemm's pool keeps
-    freed blocks for reuse; release_memory returns them): what remains is held."""
+    """Device memory tcgemm holds in this process: every device allocation it makes (DeviceArrays,
+    uploads, results, workspaces) comes from its stream-ordered pool (core/workspace.cpp), and the
+    pool's bytes in use are this process's alone -- other processes on the GPU (pytest's other
+    workers) do not move them, as they move the device-wide free memory. Read once the garbage
+    collector has freed what it will and the legacy stream has drained."""
     gc.collect()
-    tcgemm.release_memory()
-    d = _core.device_info()
-    return d["mem_total"] - d["mem_free"]
+    _core.stream_synchronize(0)
+    return _core.pool_stats()["used"]
 
 
 def _mem_grown(before, limit, tries=5):
-    """How much more device memory is in use than `before`: the first reading under `limit`,
-    else the least of `tries` readings a fifth of a second apart. The reading is the whole
-    device's (cudaMemGetInfo), so other processes on the GPU (pytest's other workers) move it
-    both ways; what this process leaked stays in every reading."""
+    """How many more bytes of the pool are in use than `before`: the first reading under `limit`,
+    else the least of `tries` readings a fifth of a second apart (a free made on another stream
+    lands when that stream reaches it); what this process leaked stays in every reading."""
     grown = _mem_used() - before
     for _ in range(tries - 1):
         if grown < limit:
