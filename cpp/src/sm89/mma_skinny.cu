@@ -73,21 +73,6 @@ constexpr int smem_bytes() {
   return pipe > sums ? pipe : sums;
 }
 
-TCGEMM_DEVICE uint4 ld_shared_v4(uint32_t addr) {
-  uint4 v;
-  asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "r"(addr)
-               : "memory");
-  return v;
-}
-
-TCGEMM_DEVICE uint32_t ld_shared_b32(uint32_t addr) {
-  uint32_t v;
-  asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(addr) : "memory");
-  return v;
-}
-
 // Elements k0 .. k0 + 7 of a row of K, each read only where 0 <= k < K (and
 // the row exists), zero elsewhere.
 TCGEMM_DEVICE uint4 gather(const uint16_t* row, bool row_ok, int k0, int K) {
@@ -125,7 +110,7 @@ TCGEMM_DEVICE void stage_granule(uint32_t dst, const uint16_t* row, bool row_ok,
 // The elements of a granule staged from k0 < 0 that lie before its row: zero
 // (0 x Inf would be NaN where x's zeros meet the row before's elements).
 TCGEMM_DEVICE void clear_lead(uint32_t dst, int k0) {
-  for (int e = 0; e < 8 && k0 + e < 0; ++e) asm volatile("st.shared.u16 [%0], %1;\n" ::"r"(dst + 2 * e), "h"(uint16_t{0}) : "memory");
+  for (int e = 0; e < 8 && k0 + e < 0; ++e) ptx::st_shared_u16(dst + 2 * e, 0);
 }
 
 template <DType DT>
@@ -216,8 +201,8 @@ __global__ void __launch_bounds__(THREADS, 2) mma_skinny_kernel(const Params p, 
     const uint32_t base = smem_x + (st % STAGES) * STAGE_BYTES;
     // Lane (g, t)'s granule of the warp's chunk: shifted k 32 warp + 8t .. + 7.
     const uint32_t col = 2 * (warp * 32 + 8 * t);
-    const uint4 a_lo = ld_shared_v4(base + g * ROW_BYTES + col);
-    const uint4 a_hi = ld_shared_v4(base + (g + 8) * ROW_BYTES + col);
+    const uint4 a_lo = ptx::ld_shared_v4_b32(base + g * ROW_BYTES + col);
+    const uint4 a_hi = ptx::ld_shared_v4_b32(base + (g + 8) * ROW_BYTES + col);
 #pragma unroll
     for (int nt = 0; nt < NT; ++nt) {
       // The same 8 shifted k of x row nt * 8 + g: lead_of[nt] elements further into its stage row,
@@ -226,7 +211,7 @@ __global__ void __launch_bounds__(THREADS, 2) mma_skinny_kernel(const Params p, 
       const uint32_t sh = 16 * (lead_of[nt] & 1);
       uint32_t w[5];
 #pragma unroll
-      for (int i = 0; i < 5; ++i) w[i] = ld_shared_b32(at + 4 * i);
+      for (int i = 0; i < 5; ++i) w[i] = ptx::ld_shared_b32(at + 4 * i);
       uint32_t b[4];
 #pragma unroll
       for (int i = 0; i < 4; ++i) b[i] = __funnelshift_r(w[i], w[i + 1], sh);
