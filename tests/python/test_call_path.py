@@ -181,6 +181,33 @@ def test_torch_rows_anywhere_are_read_in_place_by_the_ragged_kernel():
     assert y.is_contiguous() and rel_err(_np(y), ref) < 2e-3
 
 
+def test_torch_auto_reads_a_ragged_decode_weight_in_place():
+    """x @ w.t() with w's K off the 16-byte grid and 17 rows of x: on a Hopper, auto takes the kernel
+    the Ada family names for it, sm89.mma_skinny.s4, which reads x, w and out as they are (the
+    answer is kept per layout in _call._RAGGED_AUTO; the staged path would also leave the
+    allocator's count still, its buffers being the kept workspace). Fused bias and GELU, a poisoned
+    out= whose padding stays untouched, and a CUDA-graph replay, against float64."""
+    k = "sm89.mma_skinny.s4"
+    if torch.cuda.get_device_capability()[0] != 9 or not any(e["name"] == k and e["runnable"]
+                                                             for e in tcgemm.kernels()):
+        pytest.skip(f"{k} is named by auto on sm_90 devices only (and must be built)")
+    x, w, bias = _t((17, 1027)), _t((333, 1027)), _t((333,), torch.float32)
+    base = torch.full((17, 341), float("nan"), dtype=torch.float16, device="cuda")
+    out = base[:, 1:334]                      # ldc 341, start 2 bytes off; the padding poisoned
+    ref = _ref(x, w.t(), bias=bias, act="gelu")
+    tcgemm._call._RAGGED_AUTO.clear()
+    tcgemm.matmul(x, w.t(), out=out, bias=bias, activation="gelu")
+    assert list(tcgemm._call._RAGGED_AUTO.values()) == [k]
+    assert rel_err(_np(out), ref) < 2e-3
+    assert torch.isnan(base[:, :1]).all() and torch.isnan(base[:, 334:]).all()
+    out.fill_(float("nan"))
+    g, _ = _capture(lambda: tcgemm.matmul(x, w.t(), out=out, bias=bias, activation="gelu"))
+    out.fill_(float("nan"))
+    g.replay()
+    torch.cuda.synchronize()
+    assert rel_err(_np(out), ref) < 2e-3
+
+
 def test_torch_operands_are_not_copied_when_aligned():
     """The aligned case reads the tensors' memory directly: a kernel that wrote to
     a copy would leave `out` untouched, and an input copy shows as a second
