@@ -191,16 +191,17 @@ static bool run_fused_case(const KernelInfo& k, DType dt, Layout lay, std::mt199
 // around C's (between rows, between the matrices, before the first) must
 // come back untouched.
 static bool run_any_rows_case(const KernelInfo& k, const Case& c, DType dt, Layout lay, Accum acc, bool fused,
-                              std::mt19937& rng) {
+                              std::mt19937& rng, bool via_auto = false) {
   const int64_t M = c.M, N = c.N, K = c.K, batch = 2;
   const int64_t brows = lay == Layout::NN ? K : N, bcols = lay == Layout::NN ? N : K;
   auto odd_ld = [](int64_t cols, int64_t past) { return (cols + 7) / 8 * 8 + past; };
   const int64_t lda = odd_ld(K, 1), ldb = odd_ld(bcols, 3), ldc = odd_ld(N, 1), lds = odd_ld(N, 3);
   const int64_t sa = M * lda + 1, sb = brows * ldb + 3, sc = M * ldc + 1, ss = M * lds + 5;
   const int64_t oa = 1, ob = 3, oc = 5, os = 1;  // elements before each first matrix
-  SCOPED_CASE("%s %s acc=%s %lldx%lldx%lld batch=2 lda=%lld ldb=%lld ldc=%lld epilogue=%s", to_string(dt),
-              to_string(lay), to_string(acc), (long long)M, (long long)N, (long long)K, (long long)lda,
-              (long long)ldb, (long long)ldc, fused ? "gelu(0.5 AB - S + f32 bias)" : "none");
+  SCOPED_CASE("%s%s %s acc=%s %lldx%lldx%lld batch=2 lda=%lld ldb=%lld ldc=%lld epilogue=%s",
+              via_auto ? "auto: " : "", to_string(dt), to_string(lay), to_string(acc), (long long)M, (long long)N,
+              (long long)K, (long long)lda, (long long)ldb, (long long)ldc,
+              fused ? "gelu(0.5 AB - S + f32 bias)" : "none");
   std::uniform_real_distribution<float> U(-1.f, 1.f);
   const uint16_t poison = 0xFFFF;  // NaN in fp16 and bf16
   std::vector<uint16_t> ha(oa + batch * sa, poison), hb(ob + batch * sb, poison), hs(os + batch * ss, poison);
@@ -239,7 +240,10 @@ static bool run_any_rows_case(const KernelInfo& k, const Case& c, DType dt, Layo
   }
   // The 16-byte rule turns these arguments away from every other kernel.
   CHECK_MSG(!check_args(g).ok(), "check_args took rows that are not 16-byte multiples apart");
-  if (s.ok()) s = gemm(g, k.name);
+  // via_auto: "auto" must take this kernel for B off the 16-byte grid (GemmArgs::b_ragged).
+  const KernelInfo* chosen = nullptr;
+  if (s.ok()) s = gemm(g, via_auto ? "auto" : k.name, &chosen);
+  if (s.ok() && via_auto) CHECK_MSG(chosen == &k, "auto took %s", chosen ? chosen->name : "nothing");
   if (s.ok()) s = cuda_status(cudaDeviceSynchronize(), "kernel execution");
   if (s.ok()) s = cuda_status(cudaMemcpy(hc.data(), dC, bytes(hc), cudaMemcpyDeviceToHost), "download");
   for (void* p : {static_cast<void*>(dA), static_cast<void*>(dB), static_cast<void*>(dC), static_cast<void*>(dS),
@@ -444,6 +448,20 @@ int main() {
           run_any_rows_case(k, sh, c.dt, c.lay, c.acc, false, rng), ++ran;
         if (c.acc == Accum::f32) run_any_rows_case(k, {129, 131, 328}, c.dt, c.lay, c.acc, true, rng), ++ran;
       }
+    // "auto" with B off the grid, where a family names this kernel for it (the Ada family: the
+    // decode kernel on a Hopper, x @ w.T with at most 32 rows).
+    if (k.features & kAnyRows) {
+      GemmArgs probe;
+      probe.M = 17, probe.N = 1031, probe.K = 2051, probe.layout = Layout::TN, probe.b_ragged = true;
+      DeviceInfo dev;
+      if (current_device(&dev).ok()) {
+        const std::vector<const char*> order = auto_preference(dev.cc, probe, dev.sm_count);
+        if (!order.empty() && std::find_if(order.begin(), order.end(), [&](const char* n) {
+              return std::strcmp(n, k.name) == 0;
+            }) != order.end())
+          run_any_rows_case(k, {17, 1031, 2051}, DType::bf16, Layout::TN, Accum::f32, true, rng, true), ++ran;
+      }
+    }
     std::printf("  %-22s checked\n", k.name);
     ++index;
   }

@@ -219,9 +219,23 @@ Status run_plan(const Plan& plan, const GemmArgs& args) {
 
 Status gemm(const GemmArgs& args, const std::string& kernel, const KernelInfo** chosen) {
   // A named kernel's own rows rule; "auto" chooses among kernels that need
-  // the 16-byte one.
-  const KernelInfo* named = kernel.empty() || kernel == "auto" ? nullptr : find_kernel(kernel);
+  // the 16-byte one -- or, with B off that grid, a kernel that reads rows
+  // anywhere where a family names one for the shape (GemmArgs::b_ragged).
+  const bool is_auto = kernel.empty() || kernel == "auto";
+  const KernelInfo* named = is_auto ? nullptr : find_kernel(kernel);
   Status s = check_args(args, named);
+  const int per16 = 16 / element_bytes(args.b_type());
+  const bool b_off_grid = reinterpret_cast<uintptr_t>(args.B) % 16 != 0 || args.ldb % per16 != 0 ||
+                          (args.batch > 1 && args.batch_stride_b % per16 != 0);
+  if (!s.ok() && is_auto && b_off_grid && check_args_rows(args, false).ok()) {
+    GemmArgs r = args;
+    r.b_ragged = true;
+    const Plan* p = nullptr;
+    TCGEMM_TRY(plan_gemm(r, kernel, &p));
+    if (!(p->kernel->features & kAnyRows)) return s;  // the 16-byte rule's refusal
+    if (chosen) *chosen = p->kernel;
+    return run_plan(*p, r);
+  }
   if (!s.ok()) return s;
   const Plan* p = nullptr;
   TCGEMM_TRY(plan_gemm(args, kernel, &p));
