@@ -114,13 +114,6 @@ TCGEMM_DEVICE void clear_lead(uint32_t dst, int k0) {
 }
 
 template <DType DT>
-TCGEMM_DEVICE void mma(float (&d)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3, uint32_t b0, uint32_t b1) {
-  const uint32_t a[4] = {a0, a1, a2, a3}, b[2] = {b0, b1};
-  if constexpr (DT == DType::bf16) ptx::mma_m16n8k16_f32_bf16(d, a, b);
-  else ptx::mma_m16n8k16_f32_f16(d, a, b);
-}
-
-template <DType DT>
 TCGEMM_DEVICE uint16_t to_bits(float v) {
   if constexpr (DT == DType::bf16) return __bfloat16_as_ushort(__float2bfloat16_rn(v));
   else return __half_as_ushort(__float2half_rn(v));
@@ -216,8 +209,8 @@ __global__ void __launch_bounds__(THREADS, 2) mma_skinny_kernel(const Params p, 
 #pragma unroll
       for (int i = 0; i < 4; ++i) b[i] = __funnelshift_r(w[i], w[i + 1], sh);
       // k16 step 0: shifted k 8t .. 8t + 3 of the chunk (words 0, 1); step 1: 8t + 4 .. 8t + 7 (2, 3).
-      mma<DT>(acc[nt], a_lo.x, a_hi.x, a_lo.y, a_hi.y, b[0], b[1]);
-      mma<DT>(acc[nt], a_lo.z, a_hi.z, a_lo.w, a_hi.w, b[2], b[3]);
+      mma_f32<DT>(acc[nt], {a_lo.x, a_hi.x, a_lo.y, a_hi.y}, {b[0], b[1]});
+      mma_f32<DT>(acc[nt], {a_lo.z, a_hi.z, a_lo.w, a_hi.w}, {b[2], b[3]});
     }
   }
   ptx::cp_async_wait_group<0>();
