@@ -12,9 +12,9 @@ namespace tcgemm {
 // resolves the kernel, checks it can run here and take these arguments, and
 // launches it on args.stream. Launch errors are reported; the call does not
 // synchronise. `chosen`, if given, receives the kernel actually used. "auto"
-// with B off the 16-byte grid takes a kernel that reads rows anywhere where a
-// family names one for the shape (GemmArgs::b_ragged), else refuses as the
-// 16-byte rule does.
+// with operands off the 16-byte grid takes a kernel that reads rows anywhere
+// where a family names one for the shape (GemmArgs::b_ragged), else refuses
+// as the 16-byte rule does.
 Status gemm(const GemmArgs& args, const std::string& kernel = "auto",
             const KernelInfo** chosen = nullptr);
 

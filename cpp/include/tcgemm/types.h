@@ -141,10 +141,11 @@ struct GemmArgs {
   size_t workspace_bytes = 0;
   // FP8 dequantization scales: FP8 operands need a mode other than none.
   Scales scales;
-  // A planning hint for `auto`: B's rows are off the 16-byte grid (a leading
-  // dimension that is no multiple of 8 elements), so every kernel but those
-  // that read rows anywhere (kAnyRows) needs B copied into a padded buffer
-  // first. A family may then prefer such a kernel where it beats the copy.
+  // A planning hint for `auto`: operands off the 16-byte grid (a leading
+  // dimension that is no multiple of 8 elements) -- B's rows, where the Python
+  // call path sets it; any operand, where gemm() does -- so every kernel but
+  // those that read rows anywhere (kAnyRows) needs them copied into padded
+  // buffers first. A family may then prefer such a kernel where it beats the copy.
   bool b_ragged = false;
   DType b_type() const { return dtype_b == kSameAsA ? dtype : dtype_b; }
   DType c_type() const { return dtype_c == kSameAsA ? dtype : dtype_c; }

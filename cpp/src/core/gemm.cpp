@@ -219,15 +219,13 @@ Status run_plan(const Plan& plan, const GemmArgs& args) {
 
 Status gemm(const GemmArgs& args, const std::string& kernel, const KernelInfo** chosen) {
   // A named kernel's own rows rule; "auto" chooses among kernels that need
-  // the 16-byte one -- or, with B off that grid, a kernel that reads rows
-  // anywhere where a family names one for the shape (GemmArgs::b_ragged).
+  // the 16-byte one -- or, where that rule refuses the operands and the
+  // rows-anywhere one takes them, a kernel that reads rows anywhere if a
+  // family names one for the shape (asked through GemmArgs::b_ragged).
   const bool is_auto = kernel.empty() || kernel == "auto";
   const KernelInfo* named = is_auto ? nullptr : find_kernel(kernel);
   Status s = check_args(args, named);
-  const int per16 = 16 / element_bytes(args.b_type());
-  const bool b_off_grid = reinterpret_cast<uintptr_t>(args.B) % 16 != 0 || args.ldb % per16 != 0 ||
-                          (args.batch > 1 && args.batch_stride_b % per16 != 0);
-  if (!s.ok() && is_auto && b_off_grid && check_args_rows(args, false).ok()) {
+  if (!s.ok() && is_auto && check_args_rows(args, false).ok()) {
     GemmArgs r = args;
     r.b_ragged = true;
     const Plan* p = nullptr;
