@@ -44,18 +44,19 @@ def case(M, N, K, mode, fast, kernels, ref):
     print(f"{M}x{N}x{K} {mode} {'fast' if fast else 'f32'} (auto: {pick}): " + "  ".join(
         f"{n} {fl / m[n] / 1e9:.0f}TF ({base / m[n]:.3f}x)" for n in m), flush=True)
 P, PO, PD = "sm90.ws_fp8.promoted", "sm90.ws_fp8.promoted.overlap", "sm90.ws_fp8.promoted.dsmem"
+PW, B, BO, BW = "sm90.ws_fp8.promoted.wide", "sm90.ws_fp8.block", "sm90.ws_fp8.block.overlap", "sm90.ws_fp8.block.wide"
 if (sys.argv[1:] or ["tuning"])[0] == "tuning":
     for s in [(4096, 4096, 4096), (4096, 7168, 16384), (8192, 8192, 4096), (2048, 2048, 8192)]:
-        case(*s, "tensor", False, ["auto", P, PO], True)
+        case(*s, "tensor", False, ["auto", P, PO, PW], True)
     for s in [(4096, 7168, 16384), (4096, 4096, 4096), (2048, 7168, 4096)]:
-        case(*s, "block", False, ["auto", "sm90.ws_fp8.block", "sm90.ws_fp8.block.overlap"], False)
+        case(*s, "block", False, ["auto", B, BO, BW], False)
     for s in [(16, 7168, 16384), (64, 7168, 16384), (16, 4096, 4096), (128, 4096, 4096)]:
         case(*s, "rowwise", True, ["auto", "sm90.ws_fp8.swap"], True)
 else:
     for s in [(1000, 3008, 5008), (3000, 1536, 7168), (512, 7168, 16384), (6144, 5120, 3072)]:
-        case(*s, "tensor", False, ["auto", P, PO, PD], True)
+        case(*s, "tensor", False, ["auto", P, PO, PD, PW], True)
     for s in [(1000, 3008, 5120), (512, 7168, 16384), (6144, 5120, 3072)]:
-        case(*s, "block", False, ["auto", "sm90.ws_fp8.block", "sm90.ws_fp8.block.overlap", "sm90.ws_fp8.block.dsmem"], False)
+        case(*s, "block", False, ["auto", B, BO, "sm90.ws_fp8.block.dsmem", BW], False)
     for s in [(1, 7168, 16384), (32, 8192, 8192), (100, 14336, 4096), (128, 7168, 16384), (48, 1008, 4112)]:
         case(*s, "rowwise", True, ["auto", "sm90.ws_fp8.swap"], True)
     for s in [(8, 4096, 14336), (64, 28672, 4096)]:

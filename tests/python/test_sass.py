@@ -201,16 +201,19 @@ def _res_usage_by_kernel(member, tmp_path):
 
 # Each Hopper FP8 entry's object file: its wgmma widths, the stack it may use (8 bytes where 2-CTA
 # clusters multicast B: the producer keeps one word there across a tile, as ws_mcast's 16-bit producer
-# does, with 40 registers after setmaxnreg.dec), its kernels (three operand pairs x bf16, fp16, fp32
+# does, with 40 registers after setmaxnreg.dec; 80 for promoted.wide, whose fp32-output kernels keep 19
+# values of a finished tile in local memory in its epilogue, after the K loop), its kernels (three operand pairs x bf16, fp16, fp32
 # output; 16-bit output only: six; the swap: x 4 widths x 2 weight-tile heights) and the wgmmas in its
 # code (four k32 steps per m64 row block per place a stage is issued: ping-pong's consumer owns two
-# blocks; the overlapped promotion issues from three places, its loop unrolled by two).
+# blocks; the overlapped promotion issues from three places, its loop unrolled by two; the wide
+# promoting entries issue a stage as two 128-column parts).
 _SM90_FP8 = {"ws_fp8.cu.o": ({128}, 0, 9, 4), "ws_fp8_block.cu.o": ({128}, 0, 9, 4),
              "ws_fp8_mcast.cu.o": ({128}, 8, 9, 4), "ws_fp8_wide.cu.o": ({256}, 8, 9, 4),
              "ws_fp8_dsmem.cu.o": ({128}, 0, 9, 4), "ws_fp8_block_dsmem.cu.o": ({128}, 0, 9, 4),
              "ws_fp8_pingpong.cu.o": ({128}, 0, 6, 8), "ws_fp8_swap.cu.o": ({16, 32, 64, 128}, 0, 48, 4),
              "ws_fp8_promoted.cu.o": ({128}, 0, 9, 4), "ws_fp8_promoted_dsmem.cu.o": ({128}, 0, 9, 4),
-             "ws_fp8_promoted_overlap.cu.o": ({128}, 0, 9, 12), "ws_fp8_block_overlap.cu.o": ({128}, 0, 9, 12)}
+             "ws_fp8_promoted_overlap.cu.o": ({128}, 0, 9, 12), "ws_fp8_block_overlap.cu.o": ({128}, 0, 9, 12),
+             "ws_fp8_promoted_wide.cu.o": ({128}, 80, 9, 8), "ws_fp8_block_wide.cu.o": ({128}, 8, 9, 8)}
 
 
 # The entries that promote (fp32 accumulation): each 128-K stage's first wgmma starts a fresh sum
@@ -218,7 +221,8 @@ _SM90_FP8 = {"ws_fp8.cu.o": ({128}, 0, 9, 4), "ws_fp8_block.cu.o": ({128}, 0, 9,
 # registers; the others accumulate in the wgmma's registers over the whole K and start none fresh
 # (their accumulators are zeroed once).
 _SM90_FP8_PROMOTING = {"ws_fp8_block.cu.o", "ws_fp8_block_dsmem.cu.o", "ws_fp8_promoted.cu.o",
-                       "ws_fp8_promoted_dsmem.cu.o", "ws_fp8_promoted_overlap.cu.o", "ws_fp8_block_overlap.cu.o"}
+                       "ws_fp8_promoted_dsmem.cu.o", "ws_fp8_promoted_overlap.cu.o", "ws_fp8_block_overlap.cu.o",
+                       "ws_fp8_promoted_wide.cu.o", "ws_fp8_block_wide.cu.o"}
 
 
 @pytest.mark.parametrize("member", sorted(_SM90_FP8))

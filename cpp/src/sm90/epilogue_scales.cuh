@@ -84,23 +84,30 @@ __device__ __forceinline__ BlockScales load_block_scales(const Scales& s, int ro
 // Promotion: acc += f * part, in fp32 -- the FP8 wgmma's own accumulation
 // keeps fewer bits than fp32 (DeepSeek-V3 report, section 3.3.2: about 14),
 // so a block's sum goes into full fp32 every 128 K.
-template <int BN>
-__device__ __forceinline__ void promote(float (&acc)[BN / 2], const float (&part)[BN / 2], const BlockScales& f) {
+// A part of NP columns (NP < BN: a wide tile summed afresh part by part)
+// goes into the accumulators of columns [P * NP, (P + 1) * NP): a lane's
+// fragment of an m64nN wgmma holds its n8 blocks in column order, 4 values
+// each, so those are acc[P * NP / 2, (P + 1) * NP / 2).
+template <int BN, int NP = BN, int P = 0>
+__device__ __forceinline__ void promote(float (&acc)[BN / 2], const float (&part)[NP / 2], const BlockScales& f) {
+  static_assert(BN % NP == 0 && (P + 1) * NP <= BN, "a part of the tile's columns");
+  constexpr int o = P * NP / 2;
 #pragma unroll
-  for (int j = 0; j < BN / 8; ++j) {
-    acc[4 * j + 0] = fmaf(f.row[0], part[4 * j + 0], acc[4 * j + 0]);
-    acc[4 * j + 1] = fmaf(f.row[0], part[4 * j + 1], acc[4 * j + 1]);
-    acc[4 * j + 2] = fmaf(f.row[1], part[4 * j + 2], acc[4 * j + 2]);
-    acc[4 * j + 3] = fmaf(f.row[1], part[4 * j + 3], acc[4 * j + 3]);
+  for (int j = 0; j < NP / 8; ++j) {
+    acc[o + 4 * j + 0] = fmaf(f.row[0], part[4 * j + 0], acc[o + 4 * j + 0]);
+    acc[o + 4 * j + 1] = fmaf(f.row[0], part[4 * j + 1], acc[o + 4 * j + 1]);
+    acc[o + 4 * j + 2] = fmaf(f.row[1], part[4 * j + 2], acc[o + 4 * j + 2]);
+    acc[o + 4 * j + 3] = fmaf(f.row[1], part[4 * j + 3], acc[o + 4 * j + 3]);
   }
 }
 
 // Promotion without block scales (tensor / row-wise scales with fp32
 // accumulation, applied in the epilogue): acc += part, in fp32.
-template <int BN>
-__device__ __forceinline__ void promote(float (&acc)[BN / 2], const float (&part)[BN / 2]) {
+template <int BN, int NP = BN, int P = 0>
+__device__ __forceinline__ void promote(float (&acc)[BN / 2], const float (&part)[NP / 2]) {
+  static_assert(BN % NP == 0 && (P + 1) * NP <= BN, "a part of the tile's columns");
 #pragma unroll
-  for (int i = 0; i < BN / 2; ++i) acc[i] += part[i];
+  for (int i = 0; i < NP / 2; ++i) acc[P * NP / 2 + i] += part[i];
 }
 
 }  // namespace tcgemm::sm90

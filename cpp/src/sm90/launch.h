@@ -46,5 +46,7 @@ Status launch_ws_fp8_promoted(const GemmArgs& a);        // ws_fp8_promoted.cu
 Status launch_ws_fp8_promoted_dsmem(const GemmArgs& a);  // ws_fp8_promoted_dsmem.cu
 Status launch_ws_fp8_promoted_overlap(const GemmArgs& a);  // ws_fp8_promoted_overlap.cu
 Status launch_ws_fp8_block_overlap(const GemmArgs& a);     // ws_fp8_block_overlap.cu
+Status launch_ws_fp8_promoted_wide(const GemmArgs& a);    // ws_fp8_promoted_wide.cu
+Status launch_ws_fp8_block_wide(const GemmArgs& a);       // ws_fp8_block_wide.cu
 
 }  // namespace tcgemm::sm90

@@ -87,6 +87,24 @@ struct WsMainloop {
     ptx::wgmma_commit_group();
   }
 
+  // ---- consumers, promotion part by part (FP8, a tile wider than one fresh
+  // sum: WsTraits::FRESH_N): the wgmmas of the slot of state st for columns
+  // [col0, col0 + FRESH_N) of the B tile only, into a fresh sum (the first
+  // k32 step overwrites it), committed as one group and left in flight. The
+  // caller has waited for the slot (wait_full) and frees it after its last part.
+  __device__ __forceinline__ void wait_full(const State& st) const { pipe.consumer_wait(st); }
+
+  __device__ __forceinline__ void mma_fresh_part(float (&part)[Cfg::FRESH_N / 2], const State& st, int row0,
+                                                 int col0) const {
+    static_assert(Cfg::FP8, "promotion is for FP8 sums");
+    ptx::wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < kRowBytes / 32; ++kk)
+      wgmma_fp8<Cfg::A8, Cfg::B8, Cfg::FRESH_N>(part, desc_k_major(a_tile(st.stage), row0, kk),
+                                                desc_k_major(b_tile(st.stage), col0, kk), kk == 0 ? 0u : 1u);
+    ptx::wgmma_commit_group();
+  }
+
   // One arrival per consumer warp (its leader lane) on the empty barrier of
   // every CTA that writes into the slot: this one, and with multicast its B
   // peers (same tile column) and A peers (same tile row).

@@ -171,12 +171,17 @@ struct WsTraits {
   // The TMA-store epilogue's boxes are 16-bit (C_BOX_BYTES): FP8 kernels
   // that store through it take bf16 / fp16 output only (launch_ws_scaled_out).
   static_assert(!FP8 || !TMA_STORE || EPILOGUE_SCALES, "FP8 with the TMA-store epilogue: tensor / row-wise scales");
-  static_assert(!BLOCK_SCALES || BN == kScaleBlockSize, "block scales: a tile is one 128-column block of B's scales");
   // A promoting consumer holds a block's fresh sum beside its accumulators
-  // (overlapped: two): 2-3 x 64 fp32 registers per thread at n128, past 232
-  // at n256.
-  static_assert(!PROMOTED || (FP8 && BN == 128 && !PINGPONG && !SWAP_AB),
-                "promotion: FP8, 128-wide tiles, cooperative consumers, operands as given");
+  // (overlapped: two). At n128 that is 2-3 x 64 fp32 registers a thread; a
+  // whole-width fresh sum at n256 would make 256, past 232, so a 256-wide
+  // tile is summed afresh one 128-column part at a time (FRESH_N): 128 + 64,
+  // and each part is one 128-column block of B's block scales.
+  static constexpr int FRESH_N = 128;
+  static constexpr int FRESH_PARTS = PROMOTED ? BN / FRESH_N : 1;
+  static_assert(!BLOCK_SCALES || BN % kScaleBlockSize == 0, "block scales: a tile is whole 128-column blocks of B's scales");
+  static_assert(!PROMOTED || (FP8 && (BN == 128 || (BN == 256 && !OVERLAPPED)) && !PINGPONG && !SWAP_AB),
+                "promotion: FP8, cooperative consumers, operands as given, 128-wide tiles or 256-wide ones "
+                "promoted part by part (not overlapped: two parts' fresh sums would make 256 registers)");
   static_assert(SMEM <= 227 * 1024, "shared memory per block on sm_90 is 227 KB");
   static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs along M");
   static_assert(CLUSTER_N == 1 || (CLUSTER_N == 2 && BM % (64 * CLUSTER_N) == 0), "1 or 2 CTAs along N");
