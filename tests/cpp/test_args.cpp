@@ -417,7 +417,7 @@ int main() {
         CHECK(k != nullptr && check_supports(*k, exact).message.find("fp32 accumulation") != std::string::npos);
       }
       for (const char* name : {"sm90.ws_fp8.promoted", "sm90.ws_fp8.promoted.dsmem", "sm90.ws_fp8.promoted.overlap",
-                               "sm89.fp8_mma.s3", "sm89.fp8_mma_8w.s4"}) {
+                               "sm90.ws_fp8.promoted.wide", "sm89.fp8_mma.s3", "sm89.fp8_mma_8w.s4"}) {
         SCOPED_CASE("%s", name);
         const KernelInfo* k = find_kernel(name);
         CHECK(k != nullptr && check_supports(*k, a).ok() && check_supports(*k, exact).ok());
@@ -426,7 +426,8 @@ int main() {
         h.accum = Accum::f16;
         CHECK(k != nullptr && check_supports(*k, h).message.find("accumulate='f16'") != std::string::npos);
       }
-      for (const char* name : {"sm90.ws_fp8.block", "sm90.ws_fp8.block.dsmem", "sm90.ws_fp8.block.overlap"}) {
+      for (const char* name : {"sm90.ws_fp8.block", "sm90.ws_fp8.block.dsmem", "sm90.ws_fp8.block.overlap",
+                               "sm90.ws_fp8.block.wide"}) {
         SCOPED_CASE("%s", name);
         GemmArgs b = block;
         b.accum = Accum::f32;

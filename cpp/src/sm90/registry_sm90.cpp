@@ -47,7 +47,7 @@ std::vector<KernelInfo> sm90_kernels() {
        TCGEMM_FN(workspace_ws_mcast_2x2)},
       {"sm90.ws_mcast.m256", "sm90",
        "ws_mcast turned: 256x128 tiles (two m64 row blocks per consumer) in 1x2 clusters along N multicasting A, "
-       "the split tail; compiled, not run",
+       "the split tail",
        90, dtypes, layouts, accums, 256, 128, 64, 4, TCGEMM_FN(launch_ws_mcast_m256), sass, features | kSplitK,
        TCGEMM_FN(workspace_ws_mcast_m256)},
       {"sm90.ws_splitk", "sm90",
@@ -119,7 +119,7 @@ std::vector<KernelInfo> sm90_kernels() {
        kEpilogue | kScaledTensor | kScaledRow, nullptr, bit(DType::bf16) | bit(DType::f16)},
       {"sm90.ws_fp8.swap", "sm90",
        "FP8 decode: D^T = W X^T (the weight's rows in wgmma's M, x's few rows its N: n16-n128), a tile's K slices "
-       "summed in a cluster's shared memory; tensor/row-wise scales, bf16/fp16 out; compiled, not run",
+       "summed in a cluster's shared memory; tensor/row-wise scales, bf16/fp16 out",
        90, fp8, bit(Layout::TN), fast, 128, 64, 128, 8, TCGEMM_FN(launch_ws_fp8_swap), sass,
        kEpilogue | kScaledTensor | kScaledRow, nullptr, bit(DType::bf16) | bit(DType::f16)},
       {"sm90.ws_fp8.dsmem", "sm90",
@@ -150,12 +150,13 @@ std::vector<KernelInfo> sm90_kernels() {
        kEpilogue | kScaledBlock, nullptr, fp8_out},
       {"sm90.ws_fp8.promoted.wide", "sm90",
        "ws_fp8.promoted on ws_fp8.wide's 128x256 tiles (2-CTA clusters multicasting B): each 128-K block summed "
-       "afresh one 128-column part at a time (a whole-width fresh sum would not fit the registers)",
+       "afresh one 128-column part at a time (a whole-width fresh sum would not fit the registers); compiled, not run",
        90, fp8, bit(Layout::TN), promoted, 128, 256, 128, 4, TCGEMM_FN(launch_ws_fp8_promoted_wide), sass,
        kEpilogue | kScaledTensor | kScaledRow, nullptr, fp8_out},
       {"sm90.ws_fp8.block.wide", "sm90",
        "ws_fp8.block on ws_fp8.wide's 128x256 tiles (2-CTA clusters multicasting B): a tile is two 128-column "
-       "blocks of B's scales, each 128-K block summed afresh, scaled and added one such block at a time",
+       "blocks of B's scales, each 128-K block summed afresh, scaled and added one such block at a time; compiled, not "
+       "run",
        90, fp8, bit(Layout::TN), promoted, 128, 256, 128, 4, TCGEMM_FN(launch_ws_fp8_block_wide), sass,
        kEpilogue | kScaledBlock, nullptr, fp8_out},
   };
