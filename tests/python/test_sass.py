@@ -225,6 +225,40 @@ _SM90_FP8_PROMOTING = {"ws_fp8_block.cu.o", "ws_fp8_block_dsmem.cu.o", "ws_fp8_p
                        "ws_fp8_promoted_wide.cu.o", "ws_fp8_block_wide.cu.o"}
 
 
+def _k_loop_local_accesses(sass, marker):
+    """{kernel: LDL / STL instructions in its K loop} for the functions whose name holds `marker`: the
+    loop runs from the last mbarrier wait before its first wgmma to the first branch after its last
+    wgmma that jumps back before the first (a loop whose wgmmas are all issued inside it)."""
+    out = {}
+    for fn in sass.split("Function : ")[1:]:
+        name = fn.split("\n", 1)[0].strip()
+        if marker not in name:
+            continue
+        ins = [(int(m.group(1), 16), m.group(2).strip()) for m in re.finditer(r"/\*([0-9a-f]{4,})\*/\s+([^;]*);", fn)]
+        gmma = [a for a, t in ins if "GMMA" in t]
+        start = max(a for a, t in ins if a < gmma[0] and "TRYWAIT" in t)
+        end = next(a for a, t in ins if a > gmma[-1] and (b := re.search(r"BRA (?:\S+ )?0x([0-9a-f]+)", t))
+                   and int(b.group(1), 16) < gmma[0])
+        out[name] = [t for a, t in ins if start <= a <= end and re.match(r"(@\S+ )?(LDL|STL)", t)]
+    return out
+
+
+# The wide promoting entries: their stack (above) holds values outside the K loop only.
+_SM90_FP8_WIDE_PROMOTING = {"ws_fp8_promoted_wide.cu.o", "ws_fp8_block_wide.cu.o"}
+
+
+@pytest.mark.parametrize("member", sorted(_SM90_FP8_WIDE_PROMOTING))
+def test_sm90_fp8_wide_promotion_keeps_its_k_loop_in_registers(member, tmp_path):
+    """The 256-wide promoting entries keep 128 accumulators and one 128-column part's 64-register fresh
+    sum per consumer thread (sm90/ws_config.cuh, FRESH_N): every kernel's K loop -- both parts' wgmmas,
+    their waits and adds -- touches no local memory (no LDL / STL between the slot's wait and the
+    loop's back branch), whatever its epilogue keeps on the stack."""
+    loops = _k_loop_local_accesses(_member_sass(member, tmp_path), "ws_scaled_kernel")
+    assert len(loops) == 9, sorted(loops)
+    for name, local in loops.items():
+        assert local == [], (name, local)
+
+
 @pytest.mark.parametrize("member", sorted(_SM90_FP8))
 def test_sm90_fp8_kernels_hold_fp8_wgmma_and_no_local_memory(member, tmp_path):
     """The Hopper FP8 entries (sm90.ws_fp8*): every kernel of an entry must issue the FP8 wgmma of its
