@@ -143,12 +143,19 @@ Sm90Costs sm90_costs(const GemmArgs& a, int sms) {
 // - Else ws_fp8 / ws_fp8.block: one row of tiles (M <= 128) would leave a
 //   wide cluster's second CTA idle (128x14336x4096: 403 against 479).
 // Ping-pong writes bf16 / fp16 only; fp32 output takes the next in line.
+// Whether 128x256 tiles in 2-CTA clusters take no more than 1.2x the time
+// of the 128x128 tiles' rounds, each round of clusters twice a round of
+// square tiles' work.
+static bool wide_rounds_fit(const GemmArgs& a, int sms, int64_t tiles, int64_t tm) {
+  const int64_t clusters = ceil_div(tm, 2) * ceil_div(a.N, 256) * a.batch;
+  const int64_t wide_rounds = ceil_div(clusters, std::max(sms / 2, 1)), square_rounds = ceil_div(tiles, sms);
+  return 2 * wide_rounds * 10 <= square_rounds * 12;
+}
+
 static std::vector<const char*> sm90_fp8_fast_tiles(const GemmArgs& a, int sms, int64_t tiles, int64_t tm,
                                                     int64_t k_stages, bool few) {
   if (few && k_stages >= 64) return {"sm90.ws_fp8.dsmem", "sm90.ws_fp8"};
-  const int64_t clusters = ceil_div(tm, 2) * ceil_div(a.N, 256) * a.batch;
-  const int64_t wide_rounds = ceil_div(clusters, std::max(sms / 2, 1)), square_rounds = ceil_div(tiles, sms);
-  const char* cooperative = 2 * wide_rounds * 10 <= square_rounds * 12 ? "sm90.ws_fp8.wide" : "sm90.ws_fp8";
+  const char* cooperative = wide_rounds_fit(a, sms, tiles, tm) ? "sm90.ws_fp8.wide" : "sm90.ws_fp8";
   const bool whole_sectors = a.K % 32 == 0;
   if (whole_sectors && ((a.K % 128 == 0 && a.K <= 8192) || a.K <= 2048))
     return {"sm90.ws_fp8.pingpong", cooperative, "sm90.ws_fp8"};
@@ -169,6 +176,14 @@ static std::vector<const char*> sm90_fp8_fast_tiles(const GemmArgs& a, int sms, 
 //   tiles reach 0.52-0.91x, faster on all ten shapes timed (16x4096x4096 67
 //   TFLOPS against 37, 64x7168x16384 390 against 270). Past 64 rows it loses on a wide weight (100x14336x4096
 //   0.81x against 0.91x). bf16 / fp16 output only: fp32 takes the next.
+// - fp32 sums on rows that start 16 bytes into a sector (K % 32 == 16), as
+//   the fast sums' wide rule: 128x256 tiles promoted one 128-column part at
+//   a time (.promoted.wide) where their rounds fit (wide_rounds_fit), by
+//   h100_fp8_wide.md: 1000x3008x5008 722 TFLOPS against .overlap's 480.
+//   Where rows are whole sectors the part-by-part wait costs what the wide
+//   tile saves (4096^3 1050 / 1057, 6144x5120x3072 846 / 905, deep K
+//   4096x7168x16384 1135 / 1071): .overlap. Block scales keep .overlap:
+//   block.wide is 0.76-0.89x of it on all six shapes there.
 static std::vector<const char*> sm90_fp8_preference(const GemmArgs& a, int sms) {
   const int64_t tm = ceil_div(a.M, 128), tiles = tm * ceil_div(a.N, 128) * a.batch;
   const int64_t k_stages = ceil_div(a.K, 128);
@@ -179,6 +194,8 @@ static std::vector<const char*> sm90_fp8_preference(const GemmArgs& a, int sms) 
   }
   if (a.accum == Accum::f32) {
     if (few && k_stages >= 32) return {"sm90.ws_fp8.promoted.dsmem", "sm90.ws_fp8.promoted.overlap"};
+    if (a.K % 32 != 0 && wide_rounds_fit(a, sms, tiles, tm))
+      return {"sm90.ws_fp8.promoted.wide", "sm90.ws_fp8.promoted.overlap"};
     return {"sm90.ws_fp8.promoted.overlap", "sm90.ws_fp8.promoted"};
   }
   std::vector<const char*> v;
