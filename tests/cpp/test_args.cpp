@@ -403,10 +403,12 @@ int main() {
       CHECK(fp8_first(exact, 16, 4096, 4096) == "sm90.ws_fp8.promoted.dsmem");  // 32 tiles, 32 stages
       CHECK(fp8_first(exact, 16, 4096, 2048) == "sm90.ws_fp8.promoted.overlap");  // 16 stages: no swap for fp32 sums
       CHECK(fp8_first(exact, 128, 14336, 4096) == "sm90.ws_fp8.promoted.overlap");  // 112 tiles
-      // Rows 16 bytes into a sector: 128x256 tiles promoted part by part, where their rounds fit.
-      CHECK(fp8_first(exact, 1000, 3008, 5008) == "sm90.ws_fp8.promoted.wide");    // 48 clusters: 1 round, 192 tiles: 2
-      CHECK(fp8_first(exact, 1000, 3008, 5120) == "sm90.ws_fp8.promoted.overlap");  // whole sectors
-      CHECK(fp8_first(exact, 3000, 1536, 7184) == "sm90.ws_fp8.promoted.overlap");  // 72 clusters: 2 rounds, 288 tiles: 3
+      // Rows 16 bytes into a sector: 128x256 tiles promoted part by part (also where their rounds
+      // fit worse than the square tiles', 3000 x 1536); whole sectors keep .overlap.
+      CHECK(fp8_first(exact, 1000, 3008, 5008) == "sm90.ws_fp8.promoted.wide");
+      CHECK(fp8_first(exact, 3000, 1536, 7184) == "sm90.ws_fp8.promoted.wide");
+      CHECK(fp8_first(exact, 1000, 3008, 5120) == "sm90.ws_fp8.promoted.overlap");
+      CHECK(fp8_first(exact, 16, 4096, 4112) == "sm90.ws_fp8.promoted.dsmem");  // few tiles, deep K: the cluster split first
       { GemmArgs b = block; b.accum = Accum::f32; CHECK(fp8_first(b, 1000, 3008, 5008) == "sm90.ws_fp8.block.overlap"); }
       { GemmArgs r = exact; r.scales.mode = ScaleMode::rowwise;
         CHECK(fp8_first(r, 4096, 4096, 4096) == "sm90.ws_fp8.promoted.overlap"); }

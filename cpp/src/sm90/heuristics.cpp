@@ -176,14 +176,17 @@ static std::vector<const char*> sm90_fp8_fast_tiles(const GemmArgs& a, int sms, 
 //   tiles reach 0.52-0.91x, faster on all ten shapes timed (16x4096x4096 67
 //   TFLOPS against 37, 64x7168x16384 390 against 270). Past 64 rows it loses on a wide weight (100x14336x4096
 //   0.81x against 0.91x). bf16 / fp16 output only: fp32 takes the next.
-// - fp32 sums on rows that start 16 bytes into a sector (K % 32 == 16), as
-//   the fast sums' wide rule: 128x256 tiles promoted one 128-column part at
-//   a time (.promoted.wide) where their rounds fit (wide_rounds_fit), by
-//   h100_fp8_wide.md: 1000x3008x5008 722 TFLOPS against .overlap's 480.
-//   Where rows are whole sectors the part-by-part wait costs what the wide
-//   tile saves (4096^3 1050 / 1057, 6144x5120x3072 846 / 905, deep K
-//   4096x7168x16384 1135 / 1071): .overlap. Block scales keep .overlap:
-//   block.wide is 0.76-0.89x of it on all six shapes there.
+// - fp32 sums on rows that start 16 bytes into a sector (K % 32 == 16):
+//   128x256 tiles promoted one 128-column part at a time (.promoted.wide),
+//   which ask the L2 for half the requests per flop, by h100_fp8_wide.md:
+//   faster than .overlap on 14 of 15 such rows (1000x3008x5008 722 TFLOPS
+//   against 480, 4096x4096x4112 984 / 601, 1200x2560x8208 852 / 530), also
+//   where their rounds of clusters fit worse than the square tiles'
+//   (3000x1536x7184 622 / 502, 5000x1024x3600 570 / 489); 3000x3008x1040
+//   380 / 387. Where rows are whole sectors the part-by-part wait costs what
+//   the wide tile saves (4096^3 1050 / 1057, 6144x5120x3072 846 / 905, deep
+//   K 4096x7168x16384 1135 / 1071): .overlap. Block scales keep .overlap:
+//   block.wide is 0.76-0.89x of it on all six shapes timed.
 static std::vector<const char*> sm90_fp8_preference(const GemmArgs& a, int sms) {
   const int64_t tm = ceil_div(a.M, 128), tiles = tm * ceil_div(a.N, 128) * a.batch;
   const int64_t k_stages = ceil_div(a.K, 128);
@@ -194,8 +197,7 @@ static std::vector<const char*> sm90_fp8_preference(const GemmArgs& a, int sms) 
   }
   if (a.accum == Accum::f32) {
     if (few && k_stages >= 32) return {"sm90.ws_fp8.promoted.dsmem", "sm90.ws_fp8.promoted.overlap"};
-    if (a.K % 32 != 0 && wide_rounds_fit(a, sms, tiles, tm))
-      return {"sm90.ws_fp8.promoted.wide", "sm90.ws_fp8.promoted.overlap"};
+    if (a.K % 32 != 0) return {"sm90.ws_fp8.promoted.wide", "sm90.ws_fp8.promoted.overlap"};
     return {"sm90.ws_fp8.promoted.overlap", "sm90.ws_fp8.promoted"};
   }
   std::vector<const char*> v;

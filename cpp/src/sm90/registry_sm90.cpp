@@ -150,13 +150,12 @@ std::vector<KernelInfo> sm90_kernels() {
        kEpilogue | kScaledBlock, nullptr, fp8_out},
       {"sm90.ws_fp8.promoted.wide", "sm90",
        "ws_fp8.promoted on ws_fp8.wide's 128x256 tiles (2-CTA clusters multicasting B): each 128-K block summed "
-       "afresh one 128-column part at a time (a whole-width fresh sum would not fit the registers); compiled, not run",
+       "afresh one 128-column part at a time (a whole-width fresh sum would not fit the registers)",
        90, fp8, bit(Layout::TN), promoted, 128, 256, 128, 4, TCGEMM_FN(launch_ws_fp8_promoted_wide), sass,
        kEpilogue | kScaledTensor | kScaledRow, nullptr, fp8_out},
       {"sm90.ws_fp8.block.wide", "sm90",
        "ws_fp8.block on ws_fp8.wide's 128x256 tiles (2-CTA clusters multicasting B): a tile is two 128-column "
-       "blocks of B's scales, each 128-K block summed afresh, scaled and added one such block at a time; compiled, not "
-       "run",
+       "blocks of B's scales, each 128-K block summed afresh, scaled and added one such block at a time",
        90, fp8, bit(Layout::TN), promoted, 128, 256, 128, 4, TCGEMM_FN(launch_ws_fp8_block_wide), sass,
        kEpilogue | kScaledBlock, nullptr, fp8_out},
   };
