@@ -5,7 +5,7 @@ import pytest
 
 import tcgemm
 from tcgemm import _core
-from tcgemm._operands import classify, pitch_for
+from tcgemm._operands import classify, dtype_name, pitch_for
 from conftest import HAS_GPU
 
 
@@ -57,6 +57,32 @@ def test_classify_any_rows():
     assert classify(4096, (4, 1001), (2006, 2), any_rows=True) is None          # no unit stride
     assert classify(4096, (3, 4, 1001), (1003, 1003, 1), any_rows=True) is None  # matrices would overlap
     assert classify(4096 + 2, (3, 1, 1001), (1001, 1001, 1), any_rows=True) == (False, 1001, 1001)  # dense rows
+
+
+def test_dtype_name_spells_every_kind_alike_and_remembers_it():
+    """One name per element type whatever the array's kind: NumPy/cupy dtypes, torch's ("torch.float16"),
+    ml_dtypes' bfloat16; the same answer the second time (the name is kept per dtype object), and for a
+    dtype object that cannot be a dictionary key."""
+    import ml_dtypes
+
+    class Like:  # an array of another framework: only its dtype's str() is known
+        def __init__(self, dtype):
+            self.dtype = dtype
+
+    class TorchDtype:
+        def __str__(self):
+            return "torch.bfloat16"
+
+    class Unhashable:
+        __hash__ = None
+
+        def __str__(self):
+            return "float16"
+
+    for x, want in [(np.zeros(2, np.float16), "float16"), (np.zeros(2, ml_dtypes.bfloat16), "bfloat16"),
+                    (np.zeros(2, np.float32), "float32"), (Like(TorchDtype()), "bfloat16"),
+                    (Like(Unhashable()), "float16"), ([1.0, 2.0], "float64")]:
+        assert dtype_name(x) == want and dtype_name(x) == want, (x, want)
 
 
 def test_numpy_strides_agree_with_classify():
