@@ -143,19 +143,12 @@ Sm90Costs sm90_costs(const GemmArgs& a, int sms) {
 // - Else ws_fp8 / ws_fp8.block: one row of tiles (M <= 128) would leave a
 //   wide cluster's second CTA idle (128x14336x4096: 403 against 479).
 // Ping-pong writes bf16 / fp16 only; fp32 output takes the next in line.
-// Whether 128x256 tiles in 2-CTA clusters take no more than 1.2x the time
-// of the 128x128 tiles' rounds, each round of clusters twice a round of
-// square tiles' work.
-static bool wide_rounds_fit(const GemmArgs& a, int sms, int64_t tiles, int64_t tm) {
-  const int64_t clusters = ceil_div(tm, 2) * ceil_div(a.N, 256) * a.batch;
-  const int64_t wide_rounds = ceil_div(clusters, std::max(sms / 2, 1)), square_rounds = ceil_div(tiles, sms);
-  return 2 * wide_rounds * 10 <= square_rounds * 12;
-}
-
 static std::vector<const char*> sm90_fp8_fast_tiles(const GemmArgs& a, int sms, int64_t tiles, int64_t tm,
                                                     int64_t k_stages, bool few) {
   if (few && k_stages >= 64) return {"sm90.ws_fp8.dsmem", "sm90.ws_fp8"};
-  const char* cooperative = wide_rounds_fit(a, sms, tiles, tm) ? "sm90.ws_fp8.wide" : "sm90.ws_fp8";
+  const int64_t clusters = ceil_div(tm, 2) * ceil_div(a.N, 256) * a.batch;
+  const int64_t wide_rounds = ceil_div(clusters, std::max(sms / 2, 1)), square_rounds = ceil_div(tiles, sms);
+  const char* cooperative = 2 * wide_rounds * 10 <= square_rounds * 12 ? "sm90.ws_fp8.wide" : "sm90.ws_fp8";
   const bool whole_sectors = a.K % 32 == 0;
   if (whole_sectors && ((a.K % 128 == 0 && a.K <= 8192) || a.K <= 2048))
     return {"sm90.ws_fp8.pingpong", cooperative, "sm90.ws_fp8"};

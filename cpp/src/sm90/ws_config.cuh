@@ -178,6 +178,7 @@ struct WsTraits {
   // and each part is one 128-column block of B's block scales.
   static constexpr int FRESH_N = 128;
   static constexpr int FRESH_PARTS = PROMOTED ? BN / FRESH_N : 1;
+  static_assert(FRESH_N == kScaleBlockSize, "a fresh part is one column block of B's block scales");
   static_assert(!BLOCK_SCALES || BN % kScaleBlockSize == 0, "block scales: a tile is whole 128-column blocks of B's scales");
   static_assert(!PROMOTED || (FP8 && (BN == 128 || (BN == 256 && !OVERLAPPED)) && !PINGPONG && !SWAP_AB),
                 "promotion: FP8, cooperative consumers, operands as given, 128-wide tiles or 256-wide ones "
