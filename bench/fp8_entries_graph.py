@@ -1,6 +1,6 @@
 """FP8 entries side by side in CUDA-graph GPU time (bench/results/h200_fp8_entries_graph.md).
 
-  python bench/fp8_entries_graph.py [tuning|unseen|wide]
+  python bench/fp8_entries_graph.py [tuning|unseen|wide|block]
 
 Each entry's 10 calls (tcgemm.scaled_matmul with out=, bf16 output, x @ w.T) are captured in a CUDA
 graph; 5 replays of every entry in alternating order; the median per call. torch._scaled_mm with the
@@ -43,10 +43,29 @@ def case(M, N, K, mode, fast, kernels, ref):
                  if k[-1] == "scaled" and k[1:4] == (M, N, K) and k[9] == "auto"), "?")  # the entry auto took
     print(f"{M}x{N}x{K} {mode} {'fast' if fast else 'f32'} (auto: {pick}): " + "  ".join(
         f"{n} {fl / m[n] / 1e9:.0f}TF ({base / m[n]:.3f}x)" for n in m), flush=True)
+def block_case(M, N, K):
+    """The block-scale entries beside `.promoted.overlap` with tensor scales (the same loop with no
+    scale loads) on the same shape, in the same replays: the cost of the block scales' loads."""
+    tcgemm._call._PLANS.clear()
+    x = torch.randn(M, K, device=dev); w = torch.randn(N, K, device=dev)
+    xb, sxb = tcgemm.quantize_fp8(x, block=(1, 128)); wb, swb = tcgemm.quantize_fp8(w, block=(128, 128))
+    xt, sxt = tcgemm.quantize_fp8(x, block="tensor"); wt, swt = tcgemm.quantize_fp8(w, block="tensor")
+    o = torch.empty(M, N, device=dev, dtype=torch.bfloat16)
+    fs = {k: (lambda k=k: tcgemm.scaled_matmul(xb, wb.t(), sxb, swb, out_dtype=torch.bfloat16, out=o, kernel=k))
+          for k in ["auto", B, BO, "sm90.ws_fp8.block.dsmem", BW]}
+    fs["tensor " + PO] = lambda: tcgemm.scaled_matmul(xt, wt.t(), sxt, swt, out_dtype=torch.bfloat16, out=o, kernel=PO)
+    m = timed(fs); fl = 2 * M * N * K; base = m["tensor " + PO]
+    print(f"{M}x{N}x{K} block f32: " + "  ".join(f"{n} {fl / m[n] / 1e9:.0f}TF ({base / m[n]:.3f}x)" for n in m),
+          flush=True)
 P, PO, PD = "sm90.ws_fp8.promoted", "sm90.ws_fp8.promoted.overlap", "sm90.ws_fp8.promoted.dsmem"
 PW, B, BO, BW = "sm90.ws_fp8.promoted.wide", "sm90.ws_fp8.block", "sm90.ws_fp8.block.overlap", "sm90.ws_fp8.block.wide"
 part = (sys.argv[1:] or ["tuning"])[0]
-if part == "wide":
+if part == "block":
+    # Tuning shapes first, then shapes no block rule was fitted on.
+    for s in [(4096, 7168, 16384), (4096, 4096, 4096), (2048, 7168, 4096), (512, 7168, 16384), (6144, 5120, 3072),
+              (1000, 3008, 5120), (3000, 1536, 7168), (2304, 6144, 2944), (7168, 2048, 9984)]:
+        block_case(*s)
+elif part == "wide":
     # auto's .promoted.wide rule (rows 16 bytes into a sector, K % 32 == 16) on shapes it was not fitted on.
     for s in [(2000, 5008, 3088), (4096, 4096, 4112), (1536, 6144, 6160), (3000, 3008, 1040), (800, 7008, 2064),
               (3000, 1536, 7184), (2200, 3840, 4112), (1200, 2560, 8208), (640, 8192, 2576), (5000, 1024, 3600),

@@ -206,14 +206,15 @@ def _res_usage_by_kernel(member, tmp_path):
 # output; 16-bit output only: six; the swap: x 4 widths x 2 weight-tile heights) and the wgmmas in its
 # code (four k32 steps per m64 row block per place a stage is issued: ping-pong's consumer owns two
 # blocks; the overlapped promotion issues from three places, its loop unrolled by two; the wide
-# promoting entries issue a stage as two 128-column parts).
-_SM90_FP8 = {"ws_fp8.cu.o": ({128}, 0, 9, 4), "ws_fp8_block.cu.o": ({128}, 0, 9, 4),
+# promoting entries issue a stage as two 128-column parts; the waiting block-scale entries' loops
+# go two blocks a round, their scales in two sets).
+_SM90_FP8 = {"ws_fp8.cu.o": ({128}, 0, 9, 4), "ws_fp8_block.cu.o": ({128}, 0, 9, 8),
              "ws_fp8_mcast.cu.o": ({128}, 8, 9, 4), "ws_fp8_wide.cu.o": ({256}, 8, 9, 4),
-             "ws_fp8_dsmem.cu.o": ({128}, 0, 9, 4), "ws_fp8_block_dsmem.cu.o": ({128}, 0, 9, 4),
+             "ws_fp8_dsmem.cu.o": ({128}, 0, 9, 4), "ws_fp8_block_dsmem.cu.o": ({128}, 0, 9, 8),
              "ws_fp8_pingpong.cu.o": ({128}, 0, 6, 8), "ws_fp8_swap.cu.o": ({16, 32, 64, 128}, 0, 48, 4),
              "ws_fp8_promoted.cu.o": ({128}, 0, 9, 4), "ws_fp8_promoted_dsmem.cu.o": ({128}, 0, 9, 4),
              "ws_fp8_promoted_overlap.cu.o": ({128}, 0, 9, 12), "ws_fp8_block_overlap.cu.o": ({128}, 0, 9, 12),
-             "ws_fp8_promoted_wide.cu.o": ({128}, 80, 9, 8), "ws_fp8_block_wide.cu.o": ({128}, 8, 9, 8)}
+             "ws_fp8_promoted_wide.cu.o": ({128}, 80, 9, 8), "ws_fp8_block_wide.cu.o": ({128}, 8, 9, 16)}
 
 
 # The entries that promote (fp32 accumulation): each 128-K stage's first wgmma starts a fresh sum
@@ -257,6 +258,58 @@ def test_sm90_fp8_wide_promotion_keeps_its_k_loop_in_registers(member, tmp_path)
     assert len(loops) == 9, sorted(loops)
     for name, local in loops.items():
         assert local == [], (name, local)
+
+
+def _k_loop_loads_used_unwaited(sass, marker):
+    """{kernel: [(load, its first use)]} for the functions whose name holds `marker`: each global load
+    in the K loop -- the shortest span from a backward branch's target to the branch that holds a
+    wgmma -- whose register is next read or written, in loop order round the back branch, with no
+    wgmma wait (WARPGROUP.DEPBAR) in between: that instruction waits for the load's L2 round trip
+    among the same block's wgmmas."""
+    out = {}
+    regs = lambda s: set(re.findall(r"(?<![\w.])R(\d+)\b", s))
+    for fn in sass.split("Function : ")[1:]:
+        name = fn.split("\n", 1)[0].strip()
+        if marker not in name:
+            continue
+        ins = [(int(m.group(1), 16), m.group(2).strip()) for m in re.finditer(r"/\*([0-9a-f]{4,})\*/\s+([^;]*);", fn)]
+        spans = [(int(b.group(1), 16), a) for a, t in ins
+                 if (b := re.search(r"BRA (?:\S+ )?0x([0-9a-f]+)", t)) and int(b.group(1), 16) <= a]
+        start, end = min(((t, a) for t, a in spans if any(t <= x <= a and "GMMA" in y for x, y in ins)),
+                         key=lambda s: s[1] - s[0])
+        loop = [re.sub(r"^@!?U?P\w+\s+", "", t) for a, t in ins if start <= a <= end]
+        early = []
+        for i, t in enumerate(loop):
+            if not t.startswith("LDG"):
+                continue
+            dst = regs(t.split(",")[0])
+            for k in range(1, len(loop)):
+                u = loop[(i + k) % len(loop)]
+                if u.startswith("WARPGROUP.DEPBAR"):
+                    break
+                if dst & regs(u):
+                    early.append((t, u))
+                    break
+        out[name] = early
+    return out
+
+
+# The block-scale entries: scales loaded in the K loop (sm90/ws_kernel_body.inc, two sets).
+_SM90_FP8_BLOCK = {"ws_fp8_block.cu.o", "ws_fp8_block_dsmem.cu.o", "ws_fp8_block_overlap.cu.o",
+                   "ws_fp8_block_wide.cu.o"}
+
+
+@pytest.mark.parametrize("member", sorted(_SM90_FP8_BLOCK))
+def test_sm90_fp8_block_scales_land_before_they_are_used(member, tmp_path):
+    """A block's scales are loaded in the K loop a block or two before its promotion reads them
+    (sm90/epilogue_scales.cuh, load_block_scales): no instruction in the loop -- a product, a copy,
+    a move to a uniform register -- reads or overwrites a just-loaded scale before the next wgmma
+    wait. One that did would hold the consumer for the L2 round trip among the block's wgmma issues
+    (the loop had three such products per block, and copies between three rotating scale sets)."""
+    loops = _k_loop_loads_used_unwaited(_member_sass(member, tmp_path), "ws_scaled_kernel")
+    assert len(loops) == 9, sorted(loops)
+    for name, early in loops.items():
+        assert early == [], (name, early)
 
 
 @pytest.mark.parametrize("member", sorted(_SM90_FP8))

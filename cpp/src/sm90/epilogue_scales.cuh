@@ -63,20 +63,26 @@ __device__ __forceinline__ void scale_accumulators(const Scales& s, int row0, in
 }
 
 // Block scales (DeepSeek's recipe, as DeepGEMM): the scales of 128-K block
-// kb for this lane's two rows and the tile's 128-column block of B, as one
-// factor per row: scale_a[r][kb] * scale_b[nb][kb]. Loaded before the
-// block's wgmmas are waited on, so the loads' latency hides behind them.
+// kb for this lane's two rows and the tile's 128-column block of B; the
+// factor of a row is scale_a[r][kb] * scale_b[nb][kb]. Loaded a block or two
+// before the block's wgmmas are waited on, so the loads' latency hides
+// behind them -- and kept as loaded, multiplied only where promote() uses
+// them: a product taken at the load is an instruction that waits for the
+// loads' L2 round trip, and ptxas placed it among the block's wgmma issues
+// (the next wgmmas then wait on the scales; the loop's SASS in
+// tests/python/test_sass.py).
 struct BlockScales {
-  float row[2];
+  float a[2];  // scale_a of the lane's two rows (0 past M)
+  float b;     // scale_b of the tile's column block
 };
 
 __device__ __forceinline__ BlockScales load_block_scales(const Scales& s, int row0, int nb, int kb, int M) {
-  const float sb = s.b[static_cast<int64_t>(nb) * s.b_stride + static_cast<int64_t>(kb) * s.b_stride_k];
   BlockScales f;
+  f.b = s.b[static_cast<int64_t>(nb) * s.b_stride + static_cast<int64_t>(kb) * s.b_stride_k];
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
-    const int r = fragment_row(row0, h);
-    f.row[h] = r < M ? s.a[static_cast<int64_t>(r) * s.a_stride + static_cast<int64_t>(kb) * s.a_stride_k] * sb : 0.f;
+    const int r = min(fragment_row(row0, h), M - 1);  // (a row past M: its sums are zero, never stored)
+    f.a[h] = s.a[static_cast<int64_t>(r) * s.a_stride + static_cast<int64_t>(kb) * s.a_stride_k];
   }
   return f;
 }
@@ -89,15 +95,17 @@ __device__ __forceinline__ BlockScales load_block_scales(const Scales& s, int ro
 // fragment of an m64nN wgmma holds its n8 blocks in column order, 4 values
 // each, so those are acc[P * NP / 2, (P + 1) * NP / 2).
 template <int BN, int NP = BN, int P = 0>
-__device__ __forceinline__ void promote(float (&acc)[BN / 2], const float (&part)[NP / 2], const BlockScales& f) {
+__device__ __forceinline__ void promote(float (&acc)[BN / 2], const float (&part)[NP / 2], const BlockScales& s) {
   static_assert(BN % NP == 0 && (P + 1) * NP <= BN, "a part of the tile's columns");
   constexpr int o = P * NP / 2;
+  const float b = __shfl_sync(0xffffffffu, s.b, 0);
+  const float f0 = s.a[0] * b, f1 = s.a[1] * b;
 #pragma unroll
   for (int j = 0; j < NP / 8; ++j) {
-    acc[o + 4 * j + 0] = fmaf(f.row[0], part[4 * j + 0], acc[o + 4 * j + 0]);
-    acc[o + 4 * j + 1] = fmaf(f.row[0], part[4 * j + 1], acc[o + 4 * j + 1]);
-    acc[o + 4 * j + 2] = fmaf(f.row[1], part[4 * j + 2], acc[o + 4 * j + 2]);
-    acc[o + 4 * j + 3] = fmaf(f.row[1], part[4 * j + 3], acc[o + 4 * j + 3]);
+    acc[o + 4 * j + 0] = fmaf(f0, part[4 * j + 0], acc[o + 4 * j + 0]);
+    acc[o + 4 * j + 1] = fmaf(f0, part[4 * j + 1], acc[o + 4 * j + 1]);
+    acc[o + 4 * j + 2] = fmaf(f1, part[4 * j + 2], acc[o + 4 * j + 2]);
+    acc[o + 4 * j + 3] = fmaf(f1, part[4 * j + 3], acc[o + 4 * j + 3]);
   }
 }
 
