@@ -44,16 +44,19 @@ def case(M, N, K, mode, fast, kernels, ref):
     print(f"{M}x{N}x{K} {mode} {'fast' if fast else 'f32'} (auto: {pick}): " + "  ".join(
         f"{n} {fl / m[n] / 1e9:.0f}TF ({base / m[n]:.3f}x)" for n in m), flush=True)
 def block_case(M, N, K):
-    """The block-scale entries beside `.promoted.overlap` with tensor scales (the same loop with no
-    scale loads) on the same shape, in the same replays: the cost of the block scales' loads."""
+    """The block-scale entries beside `.promoted.overlap` and `.promoted.mcast` with tensor scales (the
+    same loops with no scale loads) on the same shape, in the same replays: the cost of the block
+    scales' loads, and what the 2-CTA clusters give each."""
     tcgemm._call._PLANS.clear()
     x = torch.randn(M, K, device=dev); w = torch.randn(N, K, device=dev)
     xb, sxb = tcgemm.quantize_fp8(x, block=(1, 128)); wb, swb = tcgemm.quantize_fp8(w, block=(128, 128))
     xt, sxt = tcgemm.quantize_fp8(x, block="tensor"); wt, swt = tcgemm.quantize_fp8(w, block="tensor")
     o = torch.empty(M, N, device=dev, dtype=torch.bfloat16)
     fs = {k: (lambda k=k: tcgemm.scaled_matmul(xb, wb.t(), sxb, swb, out_dtype=torch.bfloat16, out=o, kernel=k))
-          for k in ["auto", B, BO, "sm90.ws_fp8.block.dsmem", BW]}
-    fs["tensor " + PO] = lambda: tcgemm.scaled_matmul(xt, wt.t(), sxt, swt, out_dtype=torch.bfloat16, out=o, kernel=PO)
+          for k in ["auto", B, BO, "sm90.ws_fp8.block.dsmem", BW, "sm90.ws_fp8.block.mcast"]}
+    for k in [PO, "sm90.ws_fp8.promoted.mcast"]:
+        fs["tensor " + k] = (lambda k=k: tcgemm.scaled_matmul(xt, wt.t(), sxt, swt, out_dtype=torch.bfloat16, out=o,
+                                                              kernel=k))
     m = timed(fs); fl = 2 * M * N * K; base = m["tensor " + PO]
     print(f"{M}x{N}x{K} block f32: " + "  ".join(f"{n} {fl / m[n] / 1e9:.0f}TF ({base / m[n]:.3f}x)" for n in m),
           flush=True)

@@ -214,7 +214,8 @@ _SM90_FP8 = {"ws_fp8.cu.o": ({128}, 0, 9, 4), "ws_fp8_block.cu.o": ({128}, 0, 9,
              "ws_fp8_pingpong.cu.o": ({128}, 0, 6, 8), "ws_fp8_swap.cu.o": ({16, 32, 64, 128}, 0, 48, 4),
              "ws_fp8_promoted.cu.o": ({128}, 0, 9, 4), "ws_fp8_promoted_dsmem.cu.o": ({128}, 0, 9, 4),
              "ws_fp8_promoted_overlap.cu.o": ({128}, 0, 9, 12), "ws_fp8_block_overlap.cu.o": ({128}, 0, 9, 12),
-             "ws_fp8_promoted_wide.cu.o": ({128}, 80, 9, 8), "ws_fp8_block_wide.cu.o": ({128}, 8, 9, 16)}
+             "ws_fp8_promoted_wide.cu.o": ({128}, 80, 9, 8), "ws_fp8_block_wide.cu.o": ({128}, 8, 9, 16),
+             "ws_fp8_promoted_mcast.cu.o": ({128}, 8, 9, 12), "ws_fp8_block_mcast.cu.o": ({128}, 8, 9, 12)}
 
 
 # The entries that promote (fp32 accumulation): each 128-K stage's first wgmma starts a fresh sum
@@ -223,7 +224,8 @@ _SM90_FP8 = {"ws_fp8.cu.o": ({128}, 0, 9, 4), "ws_fp8_block.cu.o": ({128}, 0, 9,
 # (their accumulators are zeroed once).
 _SM90_FP8_PROMOTING = {"ws_fp8_block.cu.o", "ws_fp8_block_dsmem.cu.o", "ws_fp8_promoted.cu.o",
                        "ws_fp8_promoted_dsmem.cu.o", "ws_fp8_promoted_overlap.cu.o", "ws_fp8_block_overlap.cu.o",
-                       "ws_fp8_promoted_wide.cu.o", "ws_fp8_block_wide.cu.o"}
+                       "ws_fp8_promoted_wide.cu.o", "ws_fp8_block_wide.cu.o", "ws_fp8_promoted_mcast.cu.o",
+                       "ws_fp8_block_mcast.cu.o"}
 
 
 def _k_loop_local_accesses(sass, marker):
@@ -294,7 +296,7 @@ def _k_loop_load_gaps(sass, marker):
 
 # The block-scale entries: scales loaded in the K loop (sm90/ws_kernel_body.inc, two sets).
 _SM90_FP8_BLOCK = {"ws_fp8_block.cu.o", "ws_fp8_block_dsmem.cu.o", "ws_fp8_block_overlap.cu.o",
-                   "ws_fp8_block_wide.cu.o"}
+                   "ws_fp8_block_wide.cu.o", "ws_fp8_block_mcast.cu.o"}
 
 
 @pytest.mark.parametrize("member", sorted(_SM90_FP8_BLOCK))

@@ -48,5 +48,7 @@ Status launch_ws_fp8_promoted_overlap(const GemmArgs& a);  // ws_fp8_promoted_ov
 Status launch_ws_fp8_block_overlap(const GemmArgs& a);     // ws_fp8_block_overlap.cu
 Status launch_ws_fp8_promoted_wide(const GemmArgs& a);    // ws_fp8_promoted_wide.cu
 Status launch_ws_fp8_block_wide(const GemmArgs& a);       // ws_fp8_block_wide.cu
+Status launch_ws_fp8_promoted_mcast(const GemmArgs& a);   // ws_fp8_promoted_mcast.cu
+Status launch_ws_fp8_block_mcast(const GemmArgs& a);      // ws_fp8_block_mcast.cu
 
 }  // namespace tcgemm::sm90

@@ -158,6 +158,16 @@ std::vector<KernelInfo> sm90_kernels() {
        "blocks of B's scales, each 128-K block summed afresh, scaled and added one such block at a time",
        90, fp8, bit(Layout::TN), promoted, 128, 256, 128, 4, TCGEMM_FN(launch_ws_fp8_block_wide), sass,
        kEpilogue | kScaledBlock, nullptr, fp8_out},
+      {"sm90.ws_fp8.promoted.mcast", "sm90",
+       "ws_fp8.promoted.overlap in ws_fp8.mcast's 2-CTA clusters along M (B multicast to both): compiled, "
+       "not yet run on a GPU",
+       90, fp8, bit(Layout::TN), promoted, 128, 128, 128, 6, TCGEMM_FN(launch_ws_fp8_promoted_mcast), sass,
+       kEpilogue | kScaledTensor | kScaledRow, nullptr, fp8_out},
+      {"sm90.ws_fp8.block.mcast", "sm90",
+       "ws_fp8.block.overlap in ws_fp8.mcast's 2-CTA clusters along M (B multicast to both): compiled, not yet "
+       "run on a GPU",
+       90, fp8, bit(Layout::TN), promoted, 128, 128, 128, 6, TCGEMM_FN(launch_ws_fp8_block_mcast), sass,
+       kEpilogue | kScaledBlock, nullptr, fp8_out},
   };
 #undef TCGEMM_FN
   return v;
