@@ -157,12 +157,20 @@ static std::vector<const char*> sm90_fp8_fast_tiles(const GemmArgs& a, int sms, 
 
 // The promoting entries and the decode swap, by their figures on an H200
 // (h200_fp8_entries_graph.md, CUDA-graph GPU time, bf16 output):
-// - Promotion (block scales; tensor / row-wise scales with fp32 sums,
-//   torch's use_fast_accum=False) overlapped with the next block's wgmmas
-//   (.overlap) on every shape timed: block 4096x7168x16384 920 TFLOPS
-//   against 830, +8.6-10.8% on six shapes; promoted +1-8% on eight
-//   (4096^3 1055 against 991). The cluster split for few tiles and deep K
-//   keeps the block entries' rule (no shape timed reaches it).
+// - Promotion of tensor / row-wise scales with fp32 sums (torch's
+//   use_fast_accum=False) overlapped with the next block's wgmmas (.overlap)
+//   on every shape timed: +1-8% on eight (4096^3 1055 TFLOPS against 991).
+//   The cluster split for few tiles and deep K keeps the block entries' rule
+//   (no shape timed reaches it).
+// - Block scales, by h100_fp8_block.md (H100, CUDA-graph time, the block
+//   scales loaded two blocks ahead with nothing reading them early): each
+//   block's sum waited on (ws_fp8.block) beats the overlapped form on all
+//   nine shapes, 4-11% (4096x7168x16384 951 against 875, 7168x2048x9984 908
+//   / 859), and beats the old overlapped build, run alternately with it,
+//   by 2-10%. Where the 128x128 tiles take at most two rounds (and more
+//   than one row of them), the 128x256 tiles (.block.wide) are faster
+//   still: 512x7168x16384 959 / 907, 1000x3008x5120 651 / 633; past that
+//   they lose (2048x7168x4096 760 / 859, 3000x1536x7168 561 / 720).
 // - Decode, M <= 64 with FP8 wgmma's own sums (use_fast_accum=True): the
 //   weight as A (ws_fp8.swap: its rows fill wgmma's M, x's few rows its N,
 //   K slices summed in a cluster), 0.90-1.66x _scaled_mm where the square
@@ -185,8 +193,9 @@ static std::vector<const char*> sm90_fp8_preference(const GemmArgs& a, int sms) 
   const int64_t k_stages = ceil_div(a.K, 128);
   const bool few = tiles <= sms / 2;
   if (a.scales.mode == ScaleMode::block) {
-    if (few && k_stages >= 32) return {"sm90.ws_fp8.block.dsmem", "sm90.ws_fp8.block.overlap"};
-    return {"sm90.ws_fp8.block.overlap", "sm90.ws_fp8.block"};
+    if (few && k_stages >= 32) return {"sm90.ws_fp8.block.dsmem", "sm90.ws_fp8.block"};
+    if (tm >= 2 && tiles <= 2 * sms) return {"sm90.ws_fp8.block.wide", "sm90.ws_fp8.block"};
+    return {"sm90.ws_fp8.block", "sm90.ws_fp8.block.overlap"};
   }
   if (a.accum == Accum::f32) {
     if (few && k_stages >= 32) return {"sm90.ws_fp8.promoted.dsmem", "sm90.ws_fp8.promoted.overlap"};
