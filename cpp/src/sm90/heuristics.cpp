@@ -165,12 +165,15 @@ static std::vector<const char*> sm90_fp8_fast_tiles(const GemmArgs& a, int sms, 
 // - Block scales, by h100_fp8_block.md (H100, CUDA-graph time, the block
 //   scales loaded two blocks ahead with nothing reading them early): each
 //   block's sum waited on (ws_fp8.block) beats the overlapped form on all
-//   nine shapes, 4-11% (4096x7168x16384 951 against 875, 7168x2048x9984 908
-//   / 859), and beats the old overlapped build, run alternately with it,
-//   by 2-10%. Where the 128x128 tiles take at most two rounds (and more
-//   than one row of them), the 128x256 tiles (.block.wide) are faster
-//   still: 512x7168x16384 959 / 907, 1000x3008x5120 651 / 633; past that
-//   they lose (2048x7168x4096 760 / 859, 3000x1536x7168 561 / 720).
+//   nine shapes in two runs, 1-9% (4096x7168x16384 951 against 875,
+//   7168x2048x9984 908 / 859), and the overlapped form as it was before the
+//   change, run alternately with it, on seven of eight pairs (-2.9% to
+//   +10.5%). Where the 128x128 tiles take at most two rounds (and more than
+//   one row of them), the 128x256 tiles (.block.wide) are faster still:
+//   512x7168x16384 959 / 907, 1000x3008x5120 651 / 633; past that they lose
+//   (2048x7168x4096 760 / 859, 3000x1536x7168 561 / 720). On eight shapes
+//   not fitted on, auto is 1.025-1.099x the overlapped form and within 1%
+//   of the fastest entry.
 // - Decode, M <= 64 with FP8 wgmma's own sums (use_fast_accum=True): the
 //   weight as A (ws_fp8.swap: its rows fill wgmma's M, x's few rows its N,
 //   K slices summed in a cluster), 0.90-1.66x _scaled_mm where the square

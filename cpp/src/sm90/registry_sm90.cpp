@@ -159,13 +159,13 @@ std::vector<KernelInfo> sm90_kernels() {
        90, fp8, bit(Layout::TN), promoted, 128, 256, 128, 4, TCGEMM_FN(launch_ws_fp8_block_wide), sass,
        kEpilogue | kScaledBlock, nullptr, fp8_out},
       {"sm90.ws_fp8.promoted.mcast", "sm90",
-       "ws_fp8.promoted.overlap in ws_fp8.mcast's 2-CTA clusters along M (B multicast to both): compiled, "
-       "not yet run on a GPU",
+       "ws_fp8.promoted.overlap in ws_fp8.mcast's 2-CTA clusters along M (B multicast to both); 0.92-0.95x "
+       ".promoted.overlap on 8 of 9 shapes timed (h100_fp8_block.md)",
        90, fp8, bit(Layout::TN), promoted, 128, 128, 128, 6, TCGEMM_FN(launch_ws_fp8_promoted_mcast), sass,
        kEpilogue | kScaledTensor | kScaledRow, nullptr, fp8_out},
       {"sm90.ws_fp8.block.mcast", "sm90",
-       "ws_fp8.block.overlap in ws_fp8.mcast's 2-CTA clusters along M (B multicast to both): compiled, not yet "
-       "run on a GPU",
+       "ws_fp8.block.overlap in ws_fp8.mcast's 2-CTA clusters along M (B multicast to both); within 1-4% of "
+       ".block.overlap (h100_fp8_block.md)",
        90, fp8, bit(Layout::TN), promoted, 128, 128, 128, 6, TCGEMM_FN(launch_ws_fp8_block_mcast), sass,
        kEpilogue | kScaledBlock, nullptr, fp8_out},
   };
