@@ -455,3 +455,22 @@ def test_fp8_bench_jobs_summary_and_table():
     assert "| 206 | 100 | 0.500 | 1.00e-03 |" in dg_md
     assert "vs DeepGEMM 0.500x" in fp8.log_line(dg_rows[0])
     assert "0.80" in md and "3000 GB/s" in md
+
+
+def test_deepgemm_module_names_why_it_does_not_load(tmp_path, monkeypatch):
+    """Where deep_gemm's extension does not load, the bench records the loader's own message (the error
+    torch.ops.load_library raises it from), not only "Could not load this library"."""
+    fp8 = pytest.importorskip("tcgemm.bench.fp8")
+    pkg = tmp_path / "deep_gemm"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text(
+        "try:\n"
+        "    raise OSError('libnvrtc.so.13: cannot open shared object file: No such file or directory')\n"
+        "except OSError as e:\n"
+        "    raise OSError('Could not load this library: /x/deep_gemm/_C.so') from e\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(__import__("sys").modules, "deep_gemm", raising=False)
+    module, why = fp8.deepgemm_module()
+    assert module is None
+    assert why == ("deep_gemm does not import: Could not load this library: /x/deep_gemm/_C.so "
+                   "(from: libnvrtc.so.13: cannot open shared object file: No such file or directory)"), why

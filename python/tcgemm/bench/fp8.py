@@ -202,11 +202,18 @@ def d2d_bandwidth(torch, nbytes=1 << 30, reps=5):
 
 
 def deepgemm_module():
-    """-> (DeepGEMM's module, its version) where ``deep_gemm`` imports, else (None, why not)."""
+    """-> (DeepGEMM's module, its version) where ``deep_gemm`` imports, else (None, why not): the error
+    and the one it was raised from (``torch.ops.load_library`` says only "Could not load this library";
+    the loader's own message, e.g. which shared library it did not find, is the cause)."""
     try:
         import deep_gemm
     except Exception as exc:  # not installed, or built for another torch / CUDA
-        return None, f"deep_gemm does not import: {str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__}"
+        def line(e):
+            return str(e).splitlines()[0][:200] if str(e) else type(e).__name__
+        why = f"deep_gemm does not import: {line(exc)}"
+        if exc.__cause__ is not None:
+            why += f" (from: {line(exc.__cause__)})"
+        return None, why
     return deep_gemm, getattr(deep_gemm, "__version__", "unknown")
 
 
