@@ -72,7 +72,7 @@ __device__ __forceinline__ void scale_accumulators(const Scales& s, int row0, in
 // (the next wgmmas then wait on the scales; the loop's SASS in
 // tests/python/test_sass.py).
 struct BlockScales {
-  float a[2];  // scale_a of the lane's two rows (0 past M)
+  float a[2];  // scale_a of the lane's two rows (a row past M: row M - 1's)
   float b;     // scale_b of the tile's column block
 };
 
