@@ -428,8 +428,7 @@ int main() {
         CHECK(k != nullptr && check_supports(*k, exact).message.find("fp32 accumulation") != std::string::npos);
       }
       for (const char* name : {"sm90.ws_fp8.promoted", "sm90.ws_fp8.promoted.dsmem", "sm90.ws_fp8.promoted.overlap",
-                               "sm90.ws_fp8.promoted.wide", "sm90.ws_fp8.promoted.mcast", "sm90.ws_fp8.promoted.turns",
-                               "sm89.fp8_mma.s3",
+                               "sm90.ws_fp8.promoted.wide", "sm90.ws_fp8.promoted.mcast", "sm89.fp8_mma.s3",
                                "sm89.fp8_mma_8w.s4"}) {
         SCOPED_CASE("%s", name);
         const KernelInfo* k = find_kernel(name);
@@ -440,8 +439,7 @@ int main() {
         CHECK(k != nullptr && check_supports(*k, h).message.find("accumulate='f16'") != std::string::npos);
       }
       for (const char* name : {"sm90.ws_fp8.block", "sm90.ws_fp8.block.dsmem", "sm90.ws_fp8.block.overlap",
-                               "sm90.ws_fp8.block.wide", "sm90.ws_fp8.block.mcast", "sm90.ws_fp8.block.turns",
-                               "sm90.ws_fp8.block.wide.turns"}) {
+                               "sm90.ws_fp8.block.wide", "sm90.ws_fp8.block.mcast"}) {
         SCOPED_CASE("%s", name);
         GemmArgs b = block;
         b.accum = Accum::f32;

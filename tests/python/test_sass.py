@@ -215,9 +215,7 @@ _SM90_FP8 = {"ws_fp8.cu.o": ({128}, 0, 9, 4), "ws_fp8_block.cu.o": ({128}, 0, 9,
              "ws_fp8_promoted.cu.o": ({128}, 0, 9, 4), "ws_fp8_promoted_dsmem.cu.o": ({128}, 0, 9, 4),
              "ws_fp8_promoted_overlap.cu.o": ({128}, 0, 9, 12), "ws_fp8_block_overlap.cu.o": ({128}, 0, 9, 12),
              "ws_fp8_promoted_wide.cu.o": ({128}, 80, 9, 8), "ws_fp8_block_wide.cu.o": ({128}, 8, 9, 16),
-             "ws_fp8_promoted_mcast.cu.o": ({128}, 8, 9, 12), "ws_fp8_block_mcast.cu.o": ({128}, 8, 9, 12),
-             "ws_fp8_promoted_turns.cu.o": ({128}, 0, 9, 4), "ws_fp8_block_turns.cu.o": ({128}, 0, 9, 8),
-             "ws_fp8_block_wide_turns.cu.o": ({128}, 8, 9, 16)}
+             "ws_fp8_promoted_mcast.cu.o": ({128}, 8, 9, 12), "ws_fp8_block_mcast.cu.o": ({128}, 8, 9, 12)}
 
 
 # The entries that promote (fp32 accumulation): each 128-K stage's first wgmma starts a fresh sum
@@ -227,8 +225,7 @@ _SM90_FP8 = {"ws_fp8.cu.o": ({128}, 0, 9, 4), "ws_fp8_block.cu.o": ({128}, 0, 9,
 _SM90_FP8_PROMOTING = {"ws_fp8_block.cu.o", "ws_fp8_block_dsmem.cu.o", "ws_fp8_promoted.cu.o",
                        "ws_fp8_promoted_dsmem.cu.o", "ws_fp8_promoted_overlap.cu.o", "ws_fp8_block_overlap.cu.o",
                        "ws_fp8_promoted_wide.cu.o", "ws_fp8_block_wide.cu.o", "ws_fp8_promoted_mcast.cu.o",
-                       "ws_fp8_block_mcast.cu.o", "ws_fp8_promoted_turns.cu.o", "ws_fp8_block_turns.cu.o",
-                       "ws_fp8_block_wide_turns.cu.o"}
+                       "ws_fp8_block_mcast.cu.o"}
 
 
 def _k_loop_local_accesses(sass, marker):
@@ -250,7 +247,7 @@ def _k_loop_local_accesses(sass, marker):
 
 
 # The wide promoting entries: their stack (above) holds values outside the K loop only.
-_SM90_FP8_WIDE_PROMOTING = {"ws_fp8_promoted_wide.cu.o", "ws_fp8_block_wide.cu.o", "ws_fp8_block_wide_turns.cu.o"}
+_SM90_FP8_WIDE_PROMOTING = {"ws_fp8_promoted_wide.cu.o", "ws_fp8_block_wide.cu.o"}
 
 
 @pytest.mark.parametrize("member", sorted(_SM90_FP8_WIDE_PROMOTING))
@@ -299,8 +296,7 @@ def _k_loop_load_gaps(sass, marker):
 
 # The block-scale entries: scales loaded in the K loop (sm90/ws_kernel_body.inc, two sets).
 _SM90_FP8_BLOCK = {"ws_fp8_block.cu.o", "ws_fp8_block_dsmem.cu.o", "ws_fp8_block_overlap.cu.o",
-                   "ws_fp8_block_wide.cu.o", "ws_fp8_block_mcast.cu.o", "ws_fp8_block_turns.cu.o",
-                   "ws_fp8_block_wide_turns.cu.o"}
+                   "ws_fp8_block_wide.cu.o", "ws_fp8_block_mcast.cu.o"}
 
 
 @pytest.mark.parametrize("member", sorted(_SM90_FP8_BLOCK))

@@ -50,8 +50,5 @@ Status launch_ws_fp8_promoted_wide(const GemmArgs& a);    // ws_fp8_promoted_wid
 Status launch_ws_fp8_block_wide(const GemmArgs& a);       // ws_fp8_block_wide.cu
 Status launch_ws_fp8_promoted_mcast(const GemmArgs& a);   // ws_fp8_promoted_mcast.cu
 Status launch_ws_fp8_block_mcast(const GemmArgs& a);      // ws_fp8_block_mcast.cu
-Status launch_ws_fp8_promoted_turns(const GemmArgs& a);   // ws_fp8_promoted_turns.cu
-Status launch_ws_fp8_block_turns(const GemmArgs& a);      // ws_fp8_block_turns.cu
-Status launch_ws_fp8_block_wide_turns(const GemmArgs& a);  // ws_fp8_block_wide_turns.cu
 
 }  // namespace tcgemm::sm90

@@ -168,20 +168,6 @@ std::vector<KernelInfo> sm90_kernels() {
        ".block.overlap (h100_fp8_block.md)",
        90, fp8, bit(Layout::TN), promoted, 128, 128, 128, 6, TCGEMM_FN(launch_ws_fp8_block_mcast), sass,
        kEpilogue | kScaledBlock, nullptr, fp8_out},
-      {"sm90.ws_fp8.promoted.turns", "sm90",
-       "ws_fp8.promoted with its two consumers issuing their wgmmas in turn (named barriers): one's block sum "
-       "added while the other's wgmmas run",
-       90, fp8, bit(Layout::TN), promoted, 128, 128, 128, 6, TCGEMM_FN(launch_ws_fp8_promoted_turns), sass,
-       kEpilogue | kScaledTensor | kScaledRow, nullptr, fp8_out},
-      {"sm90.ws_fp8.block.turns", "sm90",
-       "ws_fp8.block with its two consumers issuing their wgmmas in turn (named barriers): one's block scaled "
-       "and added while the other's wgmmas run",
-       90, fp8, bit(Layout::TN), promoted, 128, 128, 128, 6, TCGEMM_FN(launch_ws_fp8_block_turns), sass,
-       kEpilogue | kScaledBlock, nullptr, fp8_out},
-      {"sm90.ws_fp8.block.wide.turns", "sm90",
-       "ws_fp8.block.wide with its two consumers issuing each part's wgmmas in turn (named barriers)",
-       90, fp8, bit(Layout::TN), promoted, 128, 256, 128, 4, TCGEMM_FN(launch_ws_fp8_block_wide_turns), sass,
-       kEpilogue | kScaledBlock, nullptr, fp8_out},
   };
 #undef TCGEMM_FN
   return v;

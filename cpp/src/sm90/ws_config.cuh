@@ -63,12 +63,6 @@ enum class Promotion {
   none,        // wgmma's accumulator over the tile's whole K (Accum::fast, use_fast_accum=True)
   per_block,   // each 128-K block's wgmmas start a fresh sum, waited on, added into fp32 registers (Accum::f32)
   overlapped,  // per_block with two sums taking turns: a block's sum is added while the next one's wgmmas run
-  // per_block with the two consumers issuing their wgmmas in turn (named
-  // barriers): one consumer's sum is added while the other's wgmmas run, as
-  // FlashAttention-3 orders its warpgroups' softmax and GEMMs. Left free, the
-  // two issue together, their wgmmas interleave on the tensor cores, finish
-  // together and both add while the tensor cores idle.
-  in_turn,
 };
 
 struct WsConfig {
@@ -166,8 +160,6 @@ struct WsTraits {
   static constexpr bool BLOCK_SCALES = C.scaling == Scaling::block;
   static constexpr bool PROMOTED = BLOCK_SCALES || C.promotion != Promotion::none;
   static constexpr bool OVERLAPPED = C.promotion == Promotion::overlapped;
-  static constexpr bool IN_TURN = C.promotion == Promotion::in_turn;
-  static_assert(!IN_TURN || (CONSUMERS == 2 && !CLUSTER_SPLIT), "in turn: two consumers, whole tiles");
   static_assert(FP8 == (C.scaling != Scaling::none), "FP8 configurations say where their scales go; 16-bit ones have none");
   static_assert(!FP8 || ((!SPLIT_K || CLUSTER_SPLIT) && !STREAM_K && CLUSTER_N == 1 &&
                          (BN == 128 || BN == 256 || (SWAP_AB && BN <= 128))),
