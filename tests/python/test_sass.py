@@ -451,3 +451,41 @@ def test_sm89_skinny_kernel_copies_whole_granules(tmp_path):
     res = _res_usage_by_kernel(member, tmp_path)
     for name in kernels:
         assert "LOCAL:0 " in res[name] and "STACK:0 " in res[name], (name, res[name])
+
+
+def _fresh_group_moves(sass, marker):
+    """{kernel: [R2UR count of each fresh wgmma group]} for the functions whose name holds `marker`: a
+    promoting block's group runs from its first QGMMA, which starts a fresh sum (RZ, !UPT), to the next
+    one that closes the group (gsb0); R2UR between them moves a per-lane value into a uniform register
+    among the block's wgmma issues."""
+    out = {}
+    for fn in sass.split("Function : ")[1:]:
+        name = fn.split("\n", 1)[0].strip()
+        if marker not in name:
+            continue
+        ins = [m.group(2).strip() for m in re.finditer(r"/\*([0-9a-f]{4,})\*/\s+([^;]*);", fn)]
+        groups = []
+        for i, t in enumerate(ins):
+            if "QGMMA" in t and "RZ, !UPT" in t:
+                end = next(j for j in range(i, len(ins)) if "QGMMA" in ins[j] and "gsb0" in ins[j])
+                groups.append(sum("R2UR" in u for u in ins[i:end + 1]))
+        out[name] = groups
+    return out
+
+
+# The promoting entries whose consumer sums a block in one part (sm90/ws_kernel_body.inc, wrow0).
+_SM90_FP8_ONE_PART_PROMOTING = _SM90_FP8_PROMOTING - _SM90_FP8_WIDE_PROMOTING
+
+
+@pytest.mark.parametrize("member", sorted(_SM90_FP8_ONE_PART_PROMOTING))
+def test_sm90_fp8_promoted_wgmmas_issue_from_uniform_registers(member, tmp_path):
+    """A promoting consumer issues each block's wgmmas after waiting on the block before, so their issue
+    is on the tensor cores' path: the warpgroup's first row is shuffled from lane 0, and ptxas builds
+    every wgmma descriptor in uniform registers -- no R2UR between a block's first wgmma and its last
+    (computed per lane from threadIdx.x, the row put six there; the overlapped form gained up to 17%
+    without them, bench/results/h100_fp8_uniform_descriptors.md)."""
+    groups = _fresh_group_moves(_member_sass(member, tmp_path), "ws_scaled_kernel")
+    assert len(groups) == 9, sorted(groups)
+    for name, moves in groups.items():
+        assert moves, name  # (each kernel starts fresh sums)
+        assert all(n == 0 for n in moves), (name, moves)
