@@ -166,9 +166,9 @@ static std::vector<const char*> sm90_fp8_fast_tiles(const GemmArgs& a, int sms, 
 //   scales loaded two blocks ahead with nothing reading them early): each
 //   block's sum waited on (ws_fp8.block) beats the overlapped form on all
 //   nine shapes in two runs, 1-9% (4096x7168x16384 951 against 875,
-//   7168x2048x9984 908 / 859), and the overlapped form as it was before the
-//   change, run alternately with it, on seven of eight pairs (-2.9% to
-//   +10.5%). Where the 128x128 tiles take at most two rounds (and more than
+//   7168x2048x9984 908 / 859), and the overlapped form as it was when the
+//   loop read its scales early, that build run alternately with it, on seven
+//   of eight pairs (-2.9% to +10.5%). Where the 128x128 tiles take at most two rounds (and more than
 //   one row of them), the 128x256 tiles (.block.wide) are faster still:
 //   512x7168x16384 959 / 907, 1000x3008x5120 651 / 633; past that they lose
 //   (2048x7168x4096 760 / 859, 3000x1536x7168 561 / 720). On eight shapes
