@@ -201,13 +201,14 @@ def _res_usage_by_kernel(member, tmp_path):
 
 # Each Hopper FP8 entry's object file: its wgmma widths, the stack it may use (8 bytes where 2-CTA
 # clusters multicast B: the producer keeps one word there across a tile, as ws_mcast's 16-bit producer
-# does, with 40 registers after setmaxnreg.dec; 80 for promoted.wide, whose fp32-output kernels keep 19
+# does, with 40 registers after setmaxnreg.dec; so does the overlapped scale-warp entry's producer
+# warpgroup around the scheduler's 64-bit division, once per tile; 80 for promoted.wide, whose fp32-output kernels keep 19
 # values of a finished tile in local memory in its epilogue, after the K loop), its kernels (three operand pairs x bf16, fp16, fp32
 # output; 16-bit output only: six; the swap: x 4 widths x 2 weight-tile heights) and the wgmmas in its
 # code (four k32 steps per m64 row block per place a stage is issued: ping-pong's consumer owns two
 # blocks; the overlapped promotion issues from three places, its loop unrolled by two; the wide
 # promoting entries issue a stage as two 128-column parts; the waiting block-scale entries' loops
-# go two blocks a round, their scales in two sets).
+# go two blocks a round, their scales in two sets, except where the scale warp brings them).
 _SM90_FP8 = {"ws_fp8.cu.o": ({128}, 0, 9, 4), "ws_fp8_block.cu.o": ({128}, 0, 9, 8),
              "ws_fp8_mcast.cu.o": ({128}, 8, 9, 4), "ws_fp8_wide.cu.o": ({256}, 8, 9, 4),
              "ws_fp8_dsmem.cu.o": ({128}, 0, 9, 4), "ws_fp8_block_dsmem.cu.o": ({128}, 0, 9, 8),
@@ -215,7 +216,9 @@ _SM90_FP8 = {"ws_fp8.cu.o": ({128}, 0, 9, 4), "ws_fp8_block.cu.o": ({128}, 0, 9,
              "ws_fp8_promoted.cu.o": ({128}, 0, 9, 4), "ws_fp8_promoted_dsmem.cu.o": ({128}, 0, 9, 4),
              "ws_fp8_promoted_overlap.cu.o": ({128}, 0, 9, 12), "ws_fp8_block_overlap.cu.o": ({128}, 0, 9, 12),
              "ws_fp8_promoted_wide.cu.o": ({128}, 80, 9, 8), "ws_fp8_block_wide.cu.o": ({128}, 8, 9, 16),
-             "ws_fp8_promoted_mcast.cu.o": ({128}, 8, 9, 12), "ws_fp8_block_mcast.cu.o": ({128}, 8, 9, 12)}
+             "ws_fp8_promoted_mcast.cu.o": ({128}, 8, 9, 12), "ws_fp8_block_mcast.cu.o": ({128}, 8, 9, 12),
+             "ws_fp8_block_scale_warp.cu.o": ({128}, 0, 9, 4), "ws_fp8_block_overlap_scale_warp.cu.o": ({128}, 8, 9, 12),
+             "ws_fp8_block_wide_scale_warp.cu.o": ({128}, 8, 9, 8)}
 
 
 # The entries that promote (fp32 accumulation): each 128-K stage's first wgmma starts a fresh sum
@@ -225,7 +228,8 @@ _SM90_FP8 = {"ws_fp8.cu.o": ({128}, 0, 9, 4), "ws_fp8_block.cu.o": ({128}, 0, 9,
 _SM90_FP8_PROMOTING = {"ws_fp8_block.cu.o", "ws_fp8_block_dsmem.cu.o", "ws_fp8_promoted.cu.o",
                        "ws_fp8_promoted_dsmem.cu.o", "ws_fp8_promoted_overlap.cu.o", "ws_fp8_block_overlap.cu.o",
                        "ws_fp8_promoted_wide.cu.o", "ws_fp8_block_wide.cu.o", "ws_fp8_promoted_mcast.cu.o",
-                       "ws_fp8_block_mcast.cu.o"}
+                       "ws_fp8_block_mcast.cu.o", "ws_fp8_block_scale_warp.cu.o",
+                       "ws_fp8_block_overlap_scale_warp.cu.o", "ws_fp8_block_wide_scale_warp.cu.o"}
 
 
 def _k_loop_local_accesses(sass, marker):
@@ -247,7 +251,7 @@ def _k_loop_local_accesses(sass, marker):
 
 
 # The wide promoting entries: their stack (above) holds values outside the K loop only.
-_SM90_FP8_WIDE_PROMOTING = {"ws_fp8_promoted_wide.cu.o", "ws_fp8_block_wide.cu.o"}
+_SM90_FP8_WIDE_PROMOTING = {"ws_fp8_promoted_wide.cu.o", "ws_fp8_block_wide.cu.o", "ws_fp8_block_wide_scale_warp.cu.o"}
 
 
 @pytest.mark.parametrize("member", sorted(_SM90_FP8_WIDE_PROMOTING))
@@ -262,14 +266,10 @@ def test_sm90_fp8_wide_promotion_keeps_its_k_loop_in_registers(member, tmp_path)
         assert local == [], (name, local)
 
 
-def _k_loop_load_gaps(sass, marker):
-    """{kernel: [(load, its first reader, the instructions between)]} for the functions whose name
-    holds `marker`: each global load in the K loop -- the shortest span from a backward branch's
-    target to the branch that holds an MMA -- and the next instruction, in loop order round the back
-    branch, that reads or overwrites its register. That instruction waits for the load's L2 round
-    trip: what lies between is what the round trip can hide behind."""
+def _k_loops(sass, marker):
+    """{kernel: its K loop's instructions, predicates dropped} for the functions whose name holds
+    `marker`: the shortest span from a backward branch's target to the branch that holds an MMA."""
     out = {}
-    regs = lambda s: set(re.findall(r"(?<![\w.])R(\d+)\b", s))
     for fn in sass.split("Function : ")[1:]:
         name = fn.split("\n", 1)[0].strip()
         if marker not in name:
@@ -279,7 +279,18 @@ def _k_loop_load_gaps(sass, marker):
                  if (b := re.search(r"BRA (?:\S+ )?0x([0-9a-f]+)", t)) and int(b.group(1), 16) <= a]
         start, end = min(((t, a) for t, a in spans if any(t <= x <= a and "MMA" in y for x, y in ins)),
                          key=lambda s: s[1] - s[0])
-        loop = [re.sub(r"^@!?U?P\w+\s+", "", t) for a, t in ins if start <= a <= end]
+        out[name] = [re.sub(r"^@!?U?P\w+\s+", "", t) for a, t in ins if start <= a <= end]
+    return out
+
+
+def _k_loop_load_gaps(sass, marker):
+    """{kernel: [(load, its first reader, the instructions between)]} for the functions whose name
+    holds `marker`: each global load in the K loop (_k_loops) and the next instruction, in loop order
+    round the back branch, that reads or overwrites its register. That instruction waits for the
+    load's L2 round trip: what lies between is what the round trip can hide behind."""
+    out = {}
+    regs = lambda s: set(re.findall(r"(?<![\w.])R(\d+)\b", s))
+    for name, loop in _k_loops(sass, marker).items():
         gaps = []
         for i, t in enumerate(loop):
             if not t.startswith("LDG"):
@@ -312,6 +323,33 @@ def test_sm90_fp8_block_scales_land_before_they_are_used(member, tmp_path):
         assert gaps, name  # (the scales are loaded in the loop)
         early = [(load, use) for load, use, between in gaps if not any("WARPGROUP.DEPBAR" in t for t in between)]
         assert early == [], (name, early)
+
+
+# The block-scale entries whose scales the scale warp brings (BlockScaleLoads::scale_warp).
+_SM90_FP8_SCALE_WARP = {"ws_fp8_block_scale_warp.cu.o", "ws_fp8_block_overlap_scale_warp.cu.o",
+                        "ws_fp8_block_wide_scale_warp.cu.o"}
+
+
+@pytest.mark.parametrize("member", sorted(_SM90_FP8_SCALE_WARP))
+def test_sm90_fp8_scale_warp_brings_the_scales_and_the_k_loop_reads_them_after_its_waits(member, tmp_path):
+    """The scale warp copies each stage's scales with cp.async (LDGSTS) and arrives on the stage's full
+    barrier when they land (ARRIVES.LDGSTSBAR); the consumers' K loop then loads nothing from global
+    memory, and reads each block's scales from shared memory only after a wgmma wait -- no LDS between
+    a block's first wgmma and the wait, where its product would hold the next wgmma's issue (read
+    before the wgmmas, ptxas put the product between two of them)."""
+    sass = _member_sass(member, tmp_path)
+    kernels = _ops_by_kernel(sass, "ws_scaled_kernel")
+    assert len(kernels) == 9, sorted(kernels)
+    for name, ops in kernels.items():
+        assert any("LDGSTS" in o for o in ops), name
+        assert any("ARRIVES.LDGSTSBAR" in o for o in ops), name
+    for name, loop in _k_loops(sass, "ws_scaled_kernel").items():
+        assert not [t for t in loop if t.startswith("LDG")], name
+        reads = [i for i, t in enumerate(loop) if t.startswith("LDS")]
+        assert reads, name  # (the scales are read in the loop)
+        for i in reads:
+            last = next(t for t in reversed(loop[:i]) if "GMMA" in t or "WARPGROUP.DEPBAR" in t)
+            assert "WARPGROUP.DEPBAR" in last, (name, loop[i], last)
 
 
 @pytest.mark.parametrize("member", sorted(_SM90_FP8))

@@ -49,9 +49,9 @@ _LABEL = re.compile(r"`\(([^)]*)\)")
 # The named fields of the warp-specialized configuration (sm90/ws_config.cuh),
 # in declaration order, and the enums' value names.
 FIELDS = ("tile_n", "stages", "consumers", "math", "cluster_m", "cluster_n", "schedule", "raster_group", "store",
-          "operands", "fp8", "scaling", "promotion", "m_blocks")
+          "operands", "fp8", "scaling", "promotion", "m_blocks", "block_scale_loads")
 # A field a name leaves out (the trailing ones, added later) reads as its default.
-DEFAULTS = {"m_blocks": 1}
+DEFAULTS = {"m_blocks": 1, "block_scale_loads": 0}
 ENUMS = {
     "math": ("cooperative", "ping_pong"),
     "schedule": ("one_tile", "data_parallel", "split_k", "cluster_split", "stream_k"),
@@ -60,6 +60,7 @@ ENUMS = {
     "fp8": ("none", "e4m3_e4m3", "e4m3_e5m2", "e5m2_e4m3"),
     "scaling": ("none", "epilogue", "block"),
     "promotion": ("none", "per_block", "overlapped"),
+    "block_scale_loads": ("consumers", "scale_warp"),
 }
 
 
@@ -82,7 +83,7 @@ def _positional(args: list[str]) -> dict:
             "math": "ping_pong" if b(pingpong) else "cooperative", "cluster_m": int(cm), "cluster_n": int(cn),
             "schedule": schedule, "raster_group": int(group), "store": "tma" if b(tma) else "direct",
             "operands": "swapped" if b(swap) else "as_given", "fp8": "none", "scaling": "none", "promotion": "none",
-            "m_blocks": 1}
+            "m_blocks": 1, "block_scale_loads": "consumers"}
 
 
 def _named(args: list[str]) -> dict:

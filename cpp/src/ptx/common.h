@@ -22,6 +22,11 @@ TCGEMM_DEVICE void st_shared_b32(uint32_t addr, uint32_t v) {
 TCGEMM_DEVICE void st_shared_f32(uint32_t addr, float v) {
   asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(addr), "f"(v) : "memory");
 }
+TCGEMM_DEVICE float ld_shared_f32(uint32_t addr) {
+  float v;
+  asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(v) : "r"(addr) : "memory");
+  return v;
+}
 TCGEMM_DEVICE void ld_shared_v2_f32(uint32_t addr, float* x, float* y) {
   asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(*x), "=f"(*y) : "r"(addr) : "memory");
 }

@@ -26,6 +26,12 @@ TCGEMM_DEVICE void cp_async_cg_16_or_zero(uint32_t dst_smem, const void* src, bo
       : "memory");
 }
 
+// 4-byte copy through L1 (.ca: the only cache mode for copies under 16
+// bytes): a block scale, a word the consumers of one stage read.
+TCGEMM_DEVICE void cp_async_ca_4(uint32_t dst_smem, const void* src) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst_smem), "l"(src) : "memory");
+}
+
 // cp.async.mbarrier.arrive.noinc: an arrival on the mbarrier `bar` once every
 // cp.async this thread issued before it has landed (sm_80+). .noinc: the
 // arrival is one of those the barrier was initialised to expect (init it with

@@ -6,6 +6,7 @@
 // lane/4 and lane/4 + 8 of its warp's 16, columns 8j + 2 (lane % 4) + {0, 1}
 // of each n8 block j; d[4j + 0..1] the first row, d[4j + 2..3] the second.
 #pragma once
+#include "ptx/cp_async.h"
 #include "sm90/common.cuh"
 
 namespace tcgemm::sm90 {
@@ -85,6 +86,51 @@ __device__ __forceinline__ BlockScales load_block_scales(const Scales& s, int ro
     f.a[h] = s.a[static_cast<int64_t>(r) * s.a_stride + static_cast<int64_t>(kb) * s.a_stride_k];
   }
   return f;
+}
+
+// Block scales through the scale warp (BlockScaleLoads::scale_warp): the
+// consumers' loads above are per lane, and their address arithmetic sits
+// among a block's wgmma issues wherever ptxas puts it (docs/fp8.md). Here a
+// producer warp copies the tile's scales of block kb into the stage's slot:
+// lane l rows l, l + 32, ... of A's (a row past M: row M - 1's), lane q < PARTS
+// B's column block nb0 + q; each lane then arrives
+// on the stage's full barrier once its copies have landed
+// (cp.async.mbarrier.arrive.noinc; the barrier counts the 32 lanes). The
+// consumers read them after the same wait that gives them the operands.
+template <int BM, int PARTS>
+__device__ __forceinline__ void copy_block_scales(const Scales& s, uint32_t slot, int m0, int nb0, int kb, int M,
+                                                  int N, int lane) {
+  // Indices as unsigned 32-bit values widened for the products: the scale
+  // warp has the producer's 40 registers, and signed ones would keep a
+  // sign word per row beside each row (ptxas then spilled).
+  const float* a = s.a + static_cast<uint64_t>(static_cast<uint32_t>(kb)) * s.a_stride_k;
+#pragma unroll
+  for (int i = 0; i < BM / 32; ++i) {
+    const auto r = static_cast<uint32_t>(min(m0 + lane + 32 * i, M - 1));
+    ptx::cp_async_ca_4(slot + (lane + 32 * i) * 4, a + static_cast<uint64_t>(r) * s.a_stride);
+  }
+  // A part past N is not copied: its sums are zero and its columns never
+  // stored, so whatever its slot holds goes nowhere. (A one-part tile's column
+  // block is inside N.)
+  if (lane < PARTS && (PARTS == 1 || (nb0 + lane) * kScaleBlockSize < N)) {
+    const auto nb = static_cast<uint32_t>(nb0 + lane);
+    ptx::cp_async_ca_4(slot + BM * 4 + lane * 4, s.b + static_cast<uint64_t>(nb) * s.b_stride +
+                                                     static_cast<uint64_t>(static_cast<uint32_t>(kb)) * s.b_stride_k);
+  }
+}
+
+// A consumer's scales out of a stage's slot: its lane's two rows (row0: the
+// warpgroup's first row in the tile) and each part's column block.
+template <int BM, int PARTS>
+__device__ __forceinline__ void read_block_scales(BlockScales (&set)[PARTS], uint32_t slot, int row0) {
+  const float a0 = ptx::ld_shared_f32(slot + fragment_row(row0, 0) * 4);
+  const float a1 = ptx::ld_shared_f32(slot + fragment_row(row0, 1) * 4);
+#pragma unroll
+  for (int q = 0; q < PARTS; ++q) {
+    set[q].a[0] = a0;
+    set[q].a[1] = a1;
+    set[q].b = ptx::ld_shared_f32(slot + BM * 4 + q * 4);
+  }
 }
 
 // Promotion: acc += f * part, in fp32 -- the FP8 wgmma's own accumulation

@@ -35,9 +35,10 @@ struct WsMainloop {
   __device__ __forceinline__ uint32_t a_tile(int s) const { return ring + s * Cfg::STAGE_BYTES; }
   __device__ __forceinline__ uint32_t b_tile(int s) const { return ring + s * Cfg::STAGE_BYTES + Cfg::A_BYTES; }
 
-  // full: the producer's arrive.expect_tx; empty: every consumer warp that
-  // reads the slot, in every CTA whose slot the producer fills.
-  __device__ __forceinline__ void init_barriers() const { pipe.init(1, Cfg::READERS); }
+  // full: the producer's arrive.expect_tx (and with the scale warp its 32
+  // lanes' cp.async arrivals); empty: every consumer warp that reads the
+  // slot, in every CTA whose slot the producer fills.
+  __device__ __forceinline__ void init_barriers() const { pipe.init(Cfg::SCALE_WARP ? 1 + 32 : 1, Cfg::READERS); }
 
   // ---- producer (one thread): K slice kt of the tile at (m0, n0) of
   // batch `batch` into the slot of state st, once the consumers have freed it.

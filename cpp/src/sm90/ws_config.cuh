@@ -65,6 +65,13 @@ enum class Promotion {
   overlapped,  // per_block with two sums taking turns: a block's sum is added while the next one's wgmmas run
 };
 
+// Who brings a block-scale kernel's scales of a 128-K block to its consumers
+// (docs/fp8.md, Promotion).
+enum class BlockScaleLoads {
+  consumers,   // each consumer thread loads its two rows' scales from global memory a block or two ahead
+  scale_warp,  // a producer warp copies the tile's scales into the stage's slot (cp.async), under its full barrier
+};
+
 struct WsConfig {
   int tile_n = 128;  // BN; BM follows from consumers and math
   int stages = 4;    // slots of the load ring
@@ -89,6 +96,7 @@ struct WsConfig {
   // Last, so that the names of configurations without it read it as 1
   // (tests/sass/compare_sass.py).
   int m_blocks = 1;
+  BlockScaleLoads block_scale_loads = BlockScaleLoads::consumers;  // Scaling::block only
 };
 
 // A configuration with another FP8 pair: the launch picks the pair of the
@@ -138,12 +146,19 @@ struct WsTraits {
   // its two barriers.
   static constexpr int RED_BYTES = !CLUSTER_SPLIT ? 0 : SWAP_AB ? BN * (BM + 4) * 4 : BM * BN * 4;
   static constexpr int RED_BARRIER_BYTES = CLUSTER_SPLIT ? 16 : 0;
+  // Block scales through the scale warp: a slot per stage beside the ring,
+  // the tile's BM row scales of A, then its column blocks' scales of B
+  // (BN / 128 of them), padded to 16 bytes.
+  static constexpr bool SCALE_WARP =
+      C.scaling == Scaling::block && C.block_scale_loads == BlockScaleLoads::scale_warp;
+  static constexpr int SCALE_SLOT_BYTES = SCALE_WARP ? BM * 4 + 16 : 0;
+  static constexpr int SCALE_BYTES = STAGES * SCALE_SLOT_BYTES;
   static constexpr int THREADS = (1 + CONSUMERS) * kWarpgroup;
   static constexpr int A_BYTES = BM * kRowBytes, B_BYTES = BN * kRowBytes;
   static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
   static constexpr int SMEM =
-      1024 + STAGES * STAGE_BYTES + C_BYTES + BIAS_BYTES + RED_BYTES + sched::Pipeline<STAGES>::kBarrierBytes +
-      RED_BARRIER_BYTES;
+      1024 + STAGES * STAGE_BYTES + C_BYTES + BIAS_BYTES + RED_BYTES + SCALE_BYTES +
+      sched::Pipeline<STAGES>::kBarrierBytes + RED_BARRIER_BYTES;
   // 128 * 40 + 256 * 232 <= 65536 registers of the SM.
   static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
   // setmaxnreg.inc may only raise a warp's count (PTX ISA: setmaxnreg); ptxas
@@ -183,6 +198,9 @@ struct WsTraits {
   static_assert(!PROMOTED || (FP8 && (BN == 128 || (BN == 256 && !OVERLAPPED)) && !PINGPONG && !SWAP_AB),
                 "promotion: FP8, cooperative consumers, operands as given, 128-wide tiles or 256-wide ones "
                 "promoted part by part (not overlapped: two parts' fresh sums would make 256 registers)");
+  static_assert(C.block_scale_loads == BlockScaleLoads::consumers ||
+                    (BLOCK_SCALES && BM == 128 && BN / kScaleBlockSize <= 4 && !CLUSTER_SPLIT),
+                "the scale warp: block scales, a 128-row tile (four rows a lane), whole tiles");
   static_assert(SMEM <= 227 * 1024, "shared memory per block on sm_90 is 227 KB");
   static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs along M");
   static_assert(CLUSTER_N == 1 || (CLUSTER_N == 2 && BM % (64 * CLUSTER_N) == 0), "1 or 2 CTAs along N");
