@@ -53,7 +53,7 @@ def block_case(M, N, K):
     xt, sxt = tcgemm.quantize_fp8(x, block="tensor"); wt, swt = tcgemm.quantize_fp8(w, block="tensor")
     o = torch.empty(M, N, device=dev, dtype=torch.bfloat16)
     fs = {k: (lambda k=k: tcgemm.scaled_matmul(xb, wb.t(), sxb, swb, out_dtype=torch.bfloat16, out=o, kernel=k))
-          for k in ["auto", B, BO, "sm90.ws_fp8.block.dsmem", BW, "sm90.ws_fp8.block.mcast"]}
+          for k in ["auto", B, BO, BO + ".scale_warp", "sm90.ws_fp8.block.dsmem", BW, "sm90.ws_fp8.block.mcast"]}
     for k in [PO, "sm90.ws_fp8.promoted.mcast"]:
         fs["tensor " + k] = (lambda k=k: tcgemm.scaled_matmul(xt, wt.t(), sxt, swt, out_dtype=torch.bfloat16, out=o,
                                                               kernel=k))

@@ -439,8 +439,8 @@ int main() {
         CHECK(k != nullptr && check_supports(*k, h).message.find("accumulate='f16'") != std::string::npos);
       }
       for (const char* name : {"sm90.ws_fp8.block", "sm90.ws_fp8.block.dsmem", "sm90.ws_fp8.block.overlap",
-                               "sm90.ws_fp8.block.wide", "sm90.ws_fp8.block.mcast", "sm90.ws_fp8.block.scale_warp",
-                               "sm90.ws_fp8.block.overlap.scale_warp", "sm90.ws_fp8.block.wide.scale_warp"}) {
+                               "sm90.ws_fp8.block.wide", "sm90.ws_fp8.block.mcast",
+                               "sm90.ws_fp8.block.overlap.scale_warp"}) {
         SCOPED_CASE("%s", name);
         GemmArgs b = block;
         b.accum = Accum::f32;

@@ -201,14 +201,14 @@ def _res_usage_by_kernel(member, tmp_path):
 
 # Each Hopper FP8 entry's object file: its wgmma widths, the stack it may use (8 bytes where 2-CTA
 # clusters multicast B: the producer keeps one word there across a tile, as ws_mcast's 16-bit producer
-# does, with 40 registers after setmaxnreg.dec; so does the overlapped scale-warp entry's producer
-# warpgroup around the scheduler's 64-bit division, once per tile; 80 for promoted.wide, whose fp32-output kernels keep 19
-# values of a finished tile in local memory in its epilogue, after the K loop), its kernels (three operand pairs x bf16, fp16, fp32
-# output; 16-bit output only: six; the swap: x 4 widths x 2 weight-tile heights) and the wgmmas in its
+# does, with 40 registers after setmaxnreg.dec; so does the scale-warp entry's producer warpgroup
+# around the scheduler's 64-bit division, once a tile; 80 for promoted.wide, whose fp32-output
+# kernels keep 19 values of a finished tile in local memory in its epilogue, after the K loop), its
+# kernels (three operand pairs x bf16, fp16, fp32 output; 16-bit output only: six; the swap: x 4 widths x 2 weight-tile heights) and the wgmmas in its
 # code (four k32 steps per m64 row block per place a stage is issued: ping-pong's consumer owns two
 # blocks; the overlapped promotion issues from three places, its loop unrolled by two; the wide
 # promoting entries issue a stage as two 128-column parts; the waiting block-scale entries' loops
-# go two blocks a round, their scales in two sets, except where the scale warp brings them).
+# go two blocks a round, their scales in two sets).
 _SM90_FP8 = {"ws_fp8.cu.o": ({128}, 0, 9, 4), "ws_fp8_block.cu.o": ({128}, 0, 9, 8),
              "ws_fp8_mcast.cu.o": ({128}, 8, 9, 4), "ws_fp8_wide.cu.o": ({256}, 8, 9, 4),
              "ws_fp8_dsmem.cu.o": ({128}, 0, 9, 4), "ws_fp8_block_dsmem.cu.o": ({128}, 0, 9, 8),
@@ -217,8 +217,7 @@ _SM90_FP8 = {"ws_fp8.cu.o": ({128}, 0, 9, 4), "ws_fp8_block.cu.o": ({128}, 0, 9,
              "ws_fp8_promoted_overlap.cu.o": ({128}, 0, 9, 12), "ws_fp8_block_overlap.cu.o": ({128}, 0, 9, 12),
              "ws_fp8_promoted_wide.cu.o": ({128}, 80, 9, 8), "ws_fp8_block_wide.cu.o": ({128}, 8, 9, 16),
              "ws_fp8_promoted_mcast.cu.o": ({128}, 8, 9, 12), "ws_fp8_block_mcast.cu.o": ({128}, 8, 9, 12),
-             "ws_fp8_block_scale_warp.cu.o": ({128}, 0, 9, 4), "ws_fp8_block_overlap_scale_warp.cu.o": ({128}, 8, 9, 12),
-             "ws_fp8_block_wide_scale_warp.cu.o": ({128}, 8, 9, 8)}
+             "ws_fp8_block_overlap_scale_warp.cu.o": ({128}, 8, 9, 12)}
 
 
 # The entries that promote (fp32 accumulation): each 128-K stage's first wgmma starts a fresh sum
@@ -228,8 +227,7 @@ _SM90_FP8 = {"ws_fp8.cu.o": ({128}, 0, 9, 4), "ws_fp8_block.cu.o": ({128}, 0, 9,
 _SM90_FP8_PROMOTING = {"ws_fp8_block.cu.o", "ws_fp8_block_dsmem.cu.o", "ws_fp8_promoted.cu.o",
                        "ws_fp8_promoted_dsmem.cu.o", "ws_fp8_promoted_overlap.cu.o", "ws_fp8_block_overlap.cu.o",
                        "ws_fp8_promoted_wide.cu.o", "ws_fp8_block_wide.cu.o", "ws_fp8_promoted_mcast.cu.o",
-                       "ws_fp8_block_mcast.cu.o", "ws_fp8_block_scale_warp.cu.o",
-                       "ws_fp8_block_overlap_scale_warp.cu.o", "ws_fp8_block_wide_scale_warp.cu.o"}
+                       "ws_fp8_block_mcast.cu.o", "ws_fp8_block_overlap_scale_warp.cu.o"}
 
 
 def _k_loop_local_accesses(sass, marker):
@@ -251,7 +249,7 @@ def _k_loop_local_accesses(sass, marker):
 
 
 # The wide promoting entries: their stack (above) holds values outside the K loop only.
-_SM90_FP8_WIDE_PROMOTING = {"ws_fp8_promoted_wide.cu.o", "ws_fp8_block_wide.cu.o", "ws_fp8_block_wide_scale_warp.cu.o"}
+_SM90_FP8_WIDE_PROMOTING = {"ws_fp8_promoted_wide.cu.o", "ws_fp8_block_wide.cu.o"}
 
 
 @pytest.mark.parametrize("member", sorted(_SM90_FP8_WIDE_PROMOTING))
@@ -326,8 +324,7 @@ def test_sm90_fp8_block_scales_land_before_they_are_used(member, tmp_path):
 
 
 # The block-scale entries whose scales the scale warp brings (BlockScaleLoads::scale_warp).
-_SM90_FP8_SCALE_WARP = {"ws_fp8_block_scale_warp.cu.o", "ws_fp8_block_overlap_scale_warp.cu.o",
-                        "ws_fp8_block_wide_scale_warp.cu.o"}
+_SM90_FP8_SCALE_WARP = {"ws_fp8_block_overlap_scale_warp.cu.o"}
 
 
 @pytest.mark.parametrize("member", sorted(_SM90_FP8_SCALE_WARP))

@@ -92,45 +92,38 @@ __device__ __forceinline__ BlockScales load_block_scales(const Scales& s, int ro
 // consumers' loads above are per lane, and their address arithmetic sits
 // among a block's wgmma issues wherever ptxas puts it (docs/fp8.md). Here a
 // producer warp copies the tile's scales of block kb into the stage's slot:
-// lane l rows l, l + 32, ... of A's (a row past M: row M - 1's), lane q < PARTS
-// B's column block nb0 + q; each lane then arrives
-// on the stage's full barrier once its copies have landed
-// (cp.async.mbarrier.arrive.noinc; the barrier counts the 32 lanes). The
-// consumers read them after the same wait that gives them the operands.
-template <int BM, int PARTS>
-__device__ __forceinline__ void copy_block_scales(const Scales& s, uint32_t slot, int m0, int nb0, int kb, int M,
-                                                  int N, int lane) {
+// lane l rows l, l + 32, ... of A's (a row past M: row M - 1's), lane 0 B's
+// column block nb; each lane then arrives on the stage's full barrier once
+// its copies have landed (cp.async.mbarrier.arrive.noinc; the barrier counts
+// the 32 lanes). The consumers read them after the same wait that gives
+// them the operands.
+template <int BM>
+__device__ __forceinline__ void copy_block_scales(const Scales& s, uint32_t slot, int m0, int nb, int kb, int M,
+                                                  int lane) {
   // Indices as unsigned 32-bit values widened for the products: the scale
   // warp has the producer's 40 registers, and signed ones would keep a
   // sign word per row beside each row (ptxas then spilled).
-  const float* a = s.a + static_cast<uint64_t>(static_cast<uint32_t>(kb)) * s.a_stride_k;
+  const auto k = static_cast<uint64_t>(static_cast<uint32_t>(kb));
+  const float* a = s.a + k * s.a_stride_k;
 #pragma unroll
   for (int i = 0; i < BM / 32; ++i) {
     const auto r = static_cast<uint32_t>(min(m0 + lane + 32 * i, M - 1));
     ptx::cp_async_ca_4(slot + (lane + 32 * i) * 4, a + static_cast<uint64_t>(r) * s.a_stride);
   }
-  // A part past N is not copied: its sums are zero and its columns never
-  // stored, so whatever its slot holds goes nowhere. (A one-part tile's column
-  // block is inside N.)
-  if (lane < PARTS && (PARTS == 1 || (nb0 + lane) * kScaleBlockSize < N)) {
-    const auto nb = static_cast<uint32_t>(nb0 + lane);
-    ptx::cp_async_ca_4(slot + BM * 4 + lane * 4, s.b + static_cast<uint64_t>(nb) * s.b_stride +
-                                                     static_cast<uint64_t>(static_cast<uint32_t>(kb)) * s.b_stride_k);
-  }
+  if (lane == 0)
+    ptx::cp_async_ca_4(slot + BM * 4,
+                       s.b + static_cast<uint64_t>(static_cast<uint32_t>(nb)) * s.b_stride + k * s.b_stride_k);
 }
 
 // A consumer's scales out of a stage's slot: its lane's two rows (row0: the
-// warpgroup's first row in the tile) and each part's column block.
-template <int BM, int PARTS>
-__device__ __forceinline__ void read_block_scales(BlockScales (&set)[PARTS], uint32_t slot, int row0) {
-  const float a0 = ptx::ld_shared_f32(slot + fragment_row(row0, 0) * 4);
-  const float a1 = ptx::ld_shared_f32(slot + fragment_row(row0, 1) * 4);
-#pragma unroll
-  for (int q = 0; q < PARTS; ++q) {
-    set[q].a[0] = a0;
-    set[q].a[1] = a1;
-    set[q].b = ptx::ld_shared_f32(slot + BM * 4 + q * 4);
-  }
+// warpgroup's first row in the tile) and the tile's column block.
+template <int BM>
+__device__ __forceinline__ BlockScales read_block_scales(uint32_t slot, int row0) {
+  BlockScales f;
+  f.a[0] = ptx::ld_shared_f32(slot + fragment_row(row0, 0) * 4);
+  f.a[1] = ptx::ld_shared_f32(slot + fragment_row(row0, 1) * 4);
+  f.b = ptx::ld_shared_f32(slot + BM * 4);
+  return f;
 }
 
 // Promotion: acc += f * part, in fp32 -- the FP8 wgmma's own accumulation

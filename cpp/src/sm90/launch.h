@@ -50,8 +50,6 @@ Status launch_ws_fp8_promoted_wide(const GemmArgs& a);    // ws_fp8_promoted_wid
 Status launch_ws_fp8_block_wide(const GemmArgs& a);       // ws_fp8_block_wide.cu
 Status launch_ws_fp8_promoted_mcast(const GemmArgs& a);   // ws_fp8_promoted_mcast.cu
 Status launch_ws_fp8_block_mcast(const GemmArgs& a);      // ws_fp8_block_mcast.cu
-Status launch_ws_fp8_block_scale_warp(const GemmArgs& a);          // ws_fp8_block_scale_warp.cu
 Status launch_ws_fp8_block_overlap_scale_warp(const GemmArgs& a);  // ws_fp8_block_overlap_scale_warp.cu
-Status launch_ws_fp8_block_wide_scale_warp(const GemmArgs& a);     // ws_fp8_block_wide_scale_warp.cu
 
 }  // namespace tcgemm::sm90

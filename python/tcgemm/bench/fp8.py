@@ -65,8 +65,7 @@ _TENSOR_ROW = ["sm90.ws_fp8", "sm90.ws_fp8.mcast", "sm90.ws_fp8.wide", "sm90.ws_
                "sm90.ws_fp8.promoted.wide", "sm90.ws_fp8.promoted.mcast"]
 HOPPER = {"tensor": _TENSOR_ROW, "rowwise": _TENSOR_ROW,
           "block": ["sm90.ws_fp8.block", "sm90.ws_fp8.block.dsmem", "sm90.ws_fp8.block.overlap", "sm90.ws_fp8.block.wide",
-                    "sm90.ws_fp8.block.mcast", "sm90.ws_fp8.block.scale_warp", "sm90.ws_fp8.block.overlap.scale_warp",
-                    "sm90.ws_fp8.block.wide.scale_warp"]}
+                    "sm90.ws_fp8.block.mcast", "sm90.ws_fp8.block.overlap.scale_warp"]}
 
 
 def random_shapes(seed, count=8):
