@@ -204,11 +204,11 @@ def _res_usage_by_kernel(member, tmp_path):
 # does, with 40 registers after setmaxnreg.dec; so does the scale-warp entry's producer warpgroup
 # around the scheduler's 64-bit division, once a tile; 80 for promoted.wide, whose fp32-output
 # kernels keep 19 values of a finished tile in local memory in its epilogue, after the K loop), its
-# kernels (three operand pairs x bf16, fp16, fp32 output; 16-bit output only: six; the swap: x 4 widths x 2 weight-tile heights) and the wgmmas in its
-# code (four k32 steps per m64 row block per place a stage is issued: ping-pong's consumer owns two
-# blocks; the overlapped promotion issues from three places, its loop unrolled by two; the wide
-# promoting entries issue a stage as two 128-column parts; the waiting block-scale entries' loops
-# go two blocks a round, their scales in two sets).
+# kernels (three operand pairs x bf16, fp16, fp32 output; 16-bit output only: six; the swap: x 4
+# widths x 2 weight-tile heights) and the wgmmas in its code (four k32 steps per m64 row block per
+# place a stage is issued: ping-pong's consumer owns two blocks; the overlapped promotion issues from
+# three places, its loop unrolled by two; the wide promoting entries issue a stage as two 128-column
+# parts; the waiting block-scale entries' loops go two blocks a round, their scales in two sets).
 _SM90_FP8 = {"ws_fp8.cu.o": ({128}, 0, 9, 4), "ws_fp8_block.cu.o": ({128}, 0, 9, 8),
              "ws_fp8_mcast.cu.o": ({128}, 8, 9, 4), "ws_fp8_wide.cu.o": ({256}, 8, 9, 4),
              "ws_fp8_dsmem.cu.o": ({128}, 0, 9, 4), "ws_fp8_block_dsmem.cu.o": ({128}, 0, 9, 8),

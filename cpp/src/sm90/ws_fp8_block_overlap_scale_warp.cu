@@ -1,7 +1,9 @@
 // Registry entry sm90.ws_fp8.block.overlap.scale_warp -- ws_fp8.block.overlap
-// with its scales brought by the scale warp (BlockScaleLoads::scale_warp, as
-// ws_fp8.block.scale_warp): block kt - 1's scales are read from its slot
-// once its sum is complete, while block kt's wgmmas run.
+// with its scales brought by the scale warp (BlockScaleLoads::scale_warp): a
+// producer warp copies each stage's 128 row scales of A and column-block
+// scale of B into a slot beside the stage, and block kt - 1's are read from
+// its slot once its sum is complete, while block kt's wgmmas run
+// (ws_kernel_body.inc, docs/fp8.md).
 #include "sm90/launch.h"
 #include "sm90/launch_ws.cuh"
 
