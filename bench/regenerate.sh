@@ -100,9 +100,9 @@ $(out ${G}_split_tail)") ;;
     features) steps+=(timeout=180 "bench=--only-features $P $(out ${G}_features)") ;;
     user_path) steps+=(timeout=180 "user=$(out ${G}_user_path)") ;;
     # fp8: auto's fast sums (use_fast_accum=True) and block scales; fp8_f32: its fp32 sums.
-    fp8) steps+=(timeout=390 "bench=--fp8 --fp8-sums fast --paired 4 --json $R/${G}_fp8.json --md $R/${G}_fp8.md") ;;
+    fp8) steps+=(timeout=390 "bench=--fp8 --fp8-sums fast --paired 4 $(out ${G}_fp8)") ;;
     fp8_f32) steps+=(timeout=300 "bench=--fp8 --fp8-sums f32 --fp8-modes tensor rowwise --paired 4 \
---json $R/${G}_fp8_f32.json --md $R/${G}_fp8_f32.md") ;;
+$(out ${G}_fp8_f32)") ;;
     # auto's FP8 rules (sm90/heuristics.cpp) rest on this one: seeds apart from fp8's.
     fp8_entries) steps+=(timeout=390 "bench=--fp8 --fp8-kernels all --fp8-sums fast --seed 61 62 --paired 2 \
 --json $R/${G}_fp8_entries.json --md $R/${G}_fp8_entries.md") ;;

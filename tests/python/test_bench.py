@@ -161,6 +161,27 @@ def test_ratio_plot_for_listed_shapes_not_for_cubes(tmp_path):
     assert "ratio_vs_size.png" not in [os.path.basename(p) for p in cubes] and cubes
 
 
+def test_fp8_replot_of_the_committed_results_without_a_gpu(tmp_path):
+    """The committed FP8 results redraw their table and, where matplotlib is installed, the plot of
+    auto's paired ratio to torch._scaled_mm and the block-scaled TFLOPS beside DeepGEMM's."""
+    import pathlib
+
+    src = pathlib.Path(__file__).resolve().parents[2] / "bench" / "results" / "h100_fp8.json"
+    md = tmp_path / "t.md"
+    args = ["--fp8", "--replot", str(src), "--md", str(md)]
+    try:
+        import matplotlib  # noqa: F401
+        args += ["--plot", str(tmp_path / "plots")]
+        plotted = True
+    except ImportError:
+        plotted = False
+    assert bench.main(args) == 0
+    text = md.read_text()
+    assert "scaled_matmul beside torch._scaled_mm" in text and "| block | auto | f32 |" in text
+    if plotted:
+        assert os.listdir(tmp_path / "plots") == ["fp8_vs_size.png"]
+
+
 def test_user_path_table_from_rows():
     from tcgemm.bench import user as bench_user
     res = {"environment": {"gpu": "G", "date": "d", "pcie": {"pageable_h2d_gbps": 22.0, "pinned_h2d_gbps": 55.0},

@@ -32,6 +32,7 @@ take at the device-to-device bandwidth measured in the run.
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 
@@ -441,12 +442,85 @@ def to_markdown(res) -> str:
     return "\n".join(lines) + "\n"
 
 
+def plot(res, out_dir) -> list:
+    """Two panels against problem size (2MNK): `auto`'s paired ratio to torch._scaled_mm for tensor-wise and
+    row-wise scales (a fast row against torch's fast sums, an f32 row against its default), and the
+    block-scaled rows' TFLOPS beside DeepGEMM's (its published H800 table, and a build timed here where there
+    is one). A colour per scale mode and sums, a marker per part (fp8_vs_size.png)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    os.makedirs(out_dir, exist_ok=True)
+    rows = [r for r in res["rows"] if r["kernel"] == "auto" and "tflops" in r]
+    parts = list(dict.fromkeys(r["part"] for r in rows))
+    markers = dict(zip(parts, "osD^vP*X"))
+    flops = lambda r: 2.0 * r["M"] * r["N"] * r["K"]  # noqa: E731
+    fig, (left, right) = plt.subplots(1, 2, figsize=(14, 5.5))
+    series = [(m, a) for m in ("tensor", "rowwise") for a in ("fast", "f32")]
+    colours = {key: plt.cm.tab10(i) for i, key in enumerate(series)}
+    handles = []
+    for mode, acc in series:
+        pair = "vs_torch_fast" if acc == "fast" else "vs_torch_default"
+        sel = [r for r in rows if r["mode"] == mode and r.get("accumulate") == acc and pair in r]
+        for part in parts:
+            mine = [r for r in sel if r["part"] == part]
+            if mine:
+                left.scatter([flops(r) for r in mine], [r[pair] for r in mine], marker=markers[part],
+                             color=colours[(mode, acc)], s=26, alpha=0.85)
+        if sel:
+            handles.append(Line2D([], [], marker="o", linestyle="", color=colours[(mode, acc)],
+                                  label=f"{mode}, {acc} sums (vs torch {'fast' if acc == 'fast' else 'default'})"))
+    left.axhline(1.0, color="black", linewidth=1)
+    left.set_ylabel("tcgemm auto vs torch._scaled_mm, paired (above 1: faster)")
+    block = [r for r in rows if r["mode"] == "block"]
+    for part in parts:
+        mine = [r for r in block if r["part"] == part]
+        if mine:
+            right.scatter([flops(r) for r in mine], [r["tflops"] for r in mine], marker=markers[part],
+                          color="tab:red", s=26, alpha=0.85)
+    for key, colour, label in (("deepgemm_h800_tflops", "black", "DeepGEMM, published (H800)"),
+                               ("deepgemm_tflops", "tab:blue", "DeepGEMM, timed here")):
+        mine = [r for r in block if r.get(key)]
+        if mine:
+            right.scatter([flops(r) for r in mine], [r[key] for r in mine], marker="_", color=colour, s=120)
+            right.scatter([], [], marker="_", color=colour, label=label)
+    right.scatter([], [], marker="o", color="tab:red", label="tcgemm auto, block scales")
+    right.set_yscale("log")
+    right.set_ylabel("TFLOPS, block scales (1 x 128 / 128 x 128)")
+    right.legend(fontsize=7, loc="lower right")
+    handles += [Line2D([], [], marker=markers[p], linestyle="", color="grey", label=p) for p in parts]
+    left.legend(handles=handles, fontsize=7, loc="best")
+    for ax in (left, right):
+        ax.set_xscale("log")
+        ax.set_xlabel("problem size, FLOPs (2MNK)")
+        ax.grid(True, alpha=0.3)
+    env = res["environment"]
+    fig.suptitle(f"{env.get('gpu')}: tcgemm.scaled_matmul, FP8 e4m3, bf16 output, GPU time")
+    path = os.path.join(out_dir, "fp8_vs_size.png")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return [path]
+
+
 def main(args) -> int:
     import json
 
     from .references import backend_for
     from .timing import environment
 
+    if args.replot:
+        with open(args.replot) as f:
+            res = json.load(f)
+        if args.md:
+            with open(args.md, "w") as f:
+                f.write(to_markdown(res))
+        for path in plot(res, args.plot) if args.plot else []:
+            print("wrote", path)
+        return 0
     parts = args.fp8_parts or list(PARTS)
     rows, extra = run_fp8(parts, seeds=args.seed or (51, 52), rounds=max(1, args.paired or 4),
                           every=getattr(args, "fp8_kernels", "auto") == "all",
@@ -463,5 +537,7 @@ def main(args) -> int:
             f.write(md)
     else:
         print(md)
+    for path in plot(res, args.plot) if args.plot else []:
+        print("wrote", path)
     bad = [r for r in rows if r.get("status", "").startswith("error") or not (r.get("err", 0) < 1e-2)]
     return 1 if bad else 0
