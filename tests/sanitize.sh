@@ -21,4 +21,16 @@ for tool in memcheck racecheck synccheck initcheck; do
   done
   rm -f "$log"
 done
+# The scale warp's hand-off beside two reference hand-offs, one at a time under racecheck
+# (tests/cpp/test_gpu_handoff.cu): which of them racecheck reports tells how it models each. A reading,
+# not a verdict on the kernels: the status above stands as it is.
+if [ -x "$BUILD/tests/cpp/test_gpu_handoff" ]; then
+  for mode in noinc waited stored; do
+    log=$(mktemp)
+    compute-sanitizer --tool racecheck "$BUILD/tests/cpp/test_gpu_handoff" "$mode" > "$log" 2>&1
+    echo "racecheck test_gpu_handoff $mode: rc=$? $(grep -E "RACECHECK SUMMARY" "$log" | tail -1)" \
+         "$(grep -cE "test_gpu_handoff: $mode checked" "$log") checked"
+    rm -f "$log"
+  done
+fi
 exit $status
