@@ -6,24 +6,12 @@ Each entry's 10 calls (tcgemm.scaled_matmul with out=, bf16 output, x @ w.T) are
 graph; 5 replays of every entry in alternating order; the median per call. torch._scaled_mm with the
 same use_fast_accum is the reference (block rows: the first entry)."""
 import os, subprocess, sys
-import statistics as st, torch, tcgemm
+import torch, tcgemm
+from graph_timing import timed
 dev = "cuda"
 commit = os.environ.get("TCGEMM_COMMIT") or subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                                                             text=True).stdout.strip()
 print("commit", commit, torch.cuda.get_device_name(), torch.__version__, flush=True)
-def timed(fs):
-    gs = {}
-    for n, f in fs.items():
-        f(); f(); torch.cuda.synchronize(); g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g):
-            for _ in range(10): f()
-        gs[n] = g
-    t = {n: [] for n in gs}
-    for _ in range(5):
-        for n, g in gs.items():
-            a, z = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            a.record(); g.replay(); z.record(); torch.cuda.synchronize(); t[n].append(a.elapsed_time(z) / 10)
-    return {n: st.median(v) for n, v in t.items()}
 def case(M, N, K, mode, fast, kernels, ref):
     tcgemm._call._PLANS.clear()  # (so that the one plan of this shape auto makes is this mode's)
     x = torch.randn(M, K, device=dev); w = torch.randn(N, K, device=dev)

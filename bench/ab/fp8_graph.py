@@ -7,21 +7,11 @@ Ten shapes (six not powers of two), tensor scales from tcgemm.quantize_fp8, x @ 
 Each entry's 10 calls are captured in a CUDA graph; 5 replays of every entry in alternating order with
 torch._scaled_mm(use_fast_accum=True) on the same operands; the median per call. Prints TFLOPS and, in
 brackets, the ratio to _scaled_mm in the same replays: what two builds are compared by."""
-import statistics as st, sys, torch, tcgemm
+import os, sys
+import torch, tcgemm
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from graph_timing import timed  # noqa: E402
 tag = sys.argv[1]
-def timed(fs):
-    gs = {}
-    for n, f in fs.items():
-        f(); f(); torch.cuda.synchronize(); g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g):
-            for _ in range(10): f()
-        gs[n] = g
-    t = {n: [] for n in gs}
-    for _ in range(5):
-        for n, g in gs.items():
-            a, z = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            a.record(); g.replay(); z.record(); torch.cuda.synchronize(); t[n].append(a.elapsed_time(z) / 10)
-    return {n: st.median(v) for n, v in t.items()}
 torch.manual_seed(0)
 for M, N, K in [(4096, 4096, 4096), (8192, 8192, 4096), (3000, 5008, 4112), (2048, 7168, 4096), (6144, 5120, 3072),
                 (1000, 3008, 5120), (2304, 6144, 2944), (7168, 2048, 9984), (5120, 3584, 6144), (1536, 5376, 8192)]:

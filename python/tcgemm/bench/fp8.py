@@ -510,16 +510,12 @@ def main(args) -> int:
     import json
 
     from .references import backend_for
+    from .report import write_results
     from .timing import environment
 
-    if args.replot:
+    if args.replot:  # the table and plot of a saved run, no GPU needed
         with open(args.replot) as f:
-            res = json.load(f)
-        if args.md:
-            with open(args.md, "w") as f:
-                f.write(to_markdown(res))
-        for path in plot(res, args.plot) if args.plot else []:
-            print("wrote", path)
+            write_results(json.load(f), args, to_markdown, plot, fresh=False)
         return 0
     parts = args.fp8_parts or list(PARTS)
     rows, extra = run_fp8(parts, seeds=args.seed or (51, 52), rounds=max(1, args.paired or 4),
@@ -528,16 +524,6 @@ def main(args) -> int:
                           modes=getattr(args, "fp8_modes", None) or ("tensor", "rowwise", "block"),
                           deepgemm=bool(getattr(args, "fp8_deepgemm", False)))
     res = {"environment": environment(backend_for()), "rows": rows, "summary": summary(rows), **extra}
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(res, f, indent=1)
-    md = to_markdown(res)
-    if args.md:
-        with open(args.md, "w") as f:
-            f.write(md)
-    else:
-        print(md)
-    for path in plot(res, args.plot) if args.plot else []:
-        print("wrote", path)
+    write_results(res, args, to_markdown, plot)
     bad = [r for r in rows if r.get("status", "").startswith("error") or not (r.get("err", 0) < 1e-2)]
     return 1 if bad else 0
