@@ -390,14 +390,14 @@ int main() {
         CHECK(!check_supports(*find_kernel("sm90.ws_fp8.pingpong"), f32).ok());
         CHECK(check_supports(*find_kernel("sm90.ws_fp8.wide"), f32).ok());
       }
-      CHECK(fp8_first(block, 8192, 8192, 8192) == "sm90.ws_fp8.block");
+      CHECK(fp8_first(block, 8192, 8192, 8192) == "sm90.ws_fp8.block.overlap.scale_warp");
       CHECK(fp8_first(block, 64, 4096, 4096) == "sm90.ws_fp8.block.dsmem");  // 32 tiles, 32 stages
       CHECK(fp8_first(block, 64, 7168, 2048) == "sm90.ws_fp8.block");  // 16 stages; one row of tiles
       CHECK(fp8_first(block, 128, 14336, 4096) == "sm90.ws_fp8.block");  // 112 tiles, one row
       // Two rounds of 128x128 tiles at most, two rows or more: the 128x256 tiles.
       CHECK(fp8_first(block, 512, 7168, 16384) == "sm90.ws_fp8.block.wide");  // 224 tiles
       CHECK(fp8_first(block, 1000, 3008, 5120) == "sm90.ws_fp8.block.wide");  // 192 tiles
-      CHECK(fp8_first(block, 3000, 1536, 7168) == "sm90.ws_fp8.block");      // 288 tiles
+      CHECK(fp8_first(block, 3000, 1536, 7168) == "sm90.ws_fp8.block.overlap.scale_warp");  // 288 tiles
       // fp32 accumulation (Accum::f32, use_fast_accum=False): tensor / row-wise
       // scales take the promoting entries, split in a cluster by the block rule;
       // block scales promote either way.
@@ -416,7 +416,7 @@ int main() {
       { GemmArgs b = block; b.accum = Accum::f32; CHECK(fp8_first(b, 1000, 3008, 5008) == "sm90.ws_fp8.block.wide"); }
       { GemmArgs r = exact; r.scales.mode = ScaleMode::rowwise;
         CHECK(fp8_first(r, 4096, 4096, 4096) == "sm90.ws_fp8.promoted.overlap"); }
-      { GemmArgs b = block; b.accum = Accum::f32; CHECK(fp8_first(b, 8192, 8192, 8192) == "sm90.ws_fp8.block"); }
+      { GemmArgs b = block; b.accum = Accum::f32; CHECK(fp8_first(b, 8192, 8192, 8192) == "sm90.ws_fp8.block.overlap.scale_warp"); }
       // Who sums how: the unpromoted wgmma entries refuse fp32 accumulation by
       // name; the promoting, block and Ada entries take both; f16 and 16-bit
       // operands never take 'fast'.

@@ -173,7 +173,10 @@ static std::vector<const char*> sm90_fp8_fast_tiles(const GemmArgs& a, int sms, 
 //   512x7168x16384 959 / 907, 1000x3008x5120 651 / 633; past that they lose
 //   (2048x7168x4096 760 / 859, 3000x1536x7168 561 / 720). On eight shapes
 //   not fitted on, auto is 1.025-1.099x the overlapped form and within 1%
-//   of the fastest entry.
+//   of the fastest entry. Past that, two rows of tiles or more: the
+//   overlapped form with its scales brought by the scale warp
+//   (h100_fp8_scale_warp.md): 1.036x .block in geomean on the ten shapes
+//   above (0.993-1.111), 1.020x on eight it was not fitted on (0.977-1.065).
 // - Decode, M <= 64 with FP8 wgmma's own sums (use_fast_accum=True): the
 //   weight as A (ws_fp8.swap: its rows fill wgmma's M, x's few rows its N,
 //   K slices summed in a cluster), 0.90-1.66x _scaled_mm where the square
@@ -197,6 +200,7 @@ static std::vector<const char*> sm90_fp8_preference(const GemmArgs& a, int sms) 
   if (a.scales.mode == ScaleMode::block) {
     if (few && k_stages >= 32) return {"sm90.ws_fp8.block.dsmem", "sm90.ws_fp8.block"};
     if (tm >= 2 && tiles <= 2 * sms) return {"sm90.ws_fp8.block.wide", "sm90.ws_fp8.block"};
+    if (tm >= 2) return {"sm90.ws_fp8.block.overlap.scale_warp", "sm90.ws_fp8.block"};
     return {"sm90.ws_fp8.block", "sm90.ws_fp8.block.overlap"};
   }
   if (a.accum == Accum::f32) {
