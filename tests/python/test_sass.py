@@ -524,3 +524,28 @@ def test_sm90_fp8_promoted_wgmmas_issue_from_uniform_registers(member, tmp_path)
     for name, moves in groups.items():
         assert moves, name  # (each kernel starts fresh sums)
         assert all(n == 0 for n in moves), (name, moves)
+
+
+def test_sm90_fp8_pingpong_wgmmas_issue_from_uniform_registers(tmp_path):
+    """FP8 ping-pong issues a stage's eight wgmmas (two m64 blocks, four k32 steps) between the fence and
+    the group's commit with every descriptor in uniform registers: the warpgroup index is shuffled from
+    lane 0 (sm90/ws_kernel_body.inc). Computed per lane, it put 24 R2UR there, and the kernel ran 2-12%
+    slower on an H100 (bench/results/h100_uniform_warpgroup.md)."""
+    sass = _member_sass("ws_fp8_pingpong.cu.o", tmp_path)
+    kernels = 0
+    for fn in sass.split("Function : ")[1:]:
+        name = fn.split("\n", 1)[0].strip()
+        if "ws_scaled_kernel" not in name:
+            continue
+        kernels += 1
+        ins = [m.group(2).strip() for m in re.finditer(r"/\*([0-9a-f]{4,})\*/\s+([^;]*);", fn)]
+        windows = []
+        for i, t in enumerate(ins):
+            if t.startswith("WARPGROUP.ARRIVE"):
+                end = next(j for j in range(i, len(ins)) if "QGMMA" in ins[j] and "gsb0" in ins[j])
+                windows.append(ins[i:end + 1])
+        assert windows, name
+        for w in windows:
+            assert sum("QGMMA" in t for t in w) == 8, (name, len(w))
+            assert not any("R2UR" in t for t in w), (name, [t for t in w if "R2UR" in t])
+    assert kernels == 6
