@@ -7,6 +7,9 @@
 #   OUT=... bash bench/device.sh STEP[=ARGS] ...
 #
 #   build=ARCHS      pip install the package for TCGEMM_CUDA_ARCHS=ARCHS (default 90a;100a)
+#   install=WHEEL    pip install a wheel built on another machine (bench/wheel.sh) instead of building here;
+#                    a wheel built from another commit than TCGEMM_COMMIT (or a dirty tree, where
+#                    TCGEMM_COMMIT_DIRTY=0) stops the run
 #   ctest            the C++ suites (GPU tests included)
 #   pytest=ARGS      python -m pytest ARGS (default: tests/python -n 8); failures re-run serially
 #                    (ctest and pytest run the exhaustive sweep: TCGEMM_TEST_EXHAUSTIVE=1 unless the
@@ -61,6 +64,21 @@ for step in "$@"; do
       rc=$?
       say "$(el) build ${arg:-90a;100a}: rc=$rc"
       [ $rc -ne 0 ] && { tail -40 "$log"; exit 1; } ;;
+    install)
+      # A wheel saves the device its build (1.5-3 min of its time); its stamp (build_info()["commit"],
+      # CMakeLists.txt) must be the commit the results will name.
+      timeout $limit python3 -m pip install -q --no-index --no-deps --force-reinstall "$arg" > "$log" 2>&1 &&
+        python3 -c 'import os, sys, tcgemm
+b = tcgemm.build_info(); want = os.environ.get("TCGEMM_COMMIT")
+print("installed", b)
+if want and b.get("commit") != want:
+    sys.exit("the wheel is built from %s, the results would name %s" % (b.get("commit"), want))
+if os.environ.get("TCGEMM_COMMIT_DIRTY") == "0" and b.get("commit_dirty"):
+    sys.exit("the wheel is built from a tree with uncommitted changes, the results would name a clean one")' \
+        >> "$log" 2>&1
+      rc=$?
+      say "$(el) install $arg: rc=$rc: $(tail -1 "$log")"
+      [ $rc -ne 0 ] && { tail -20 "$log"; exit 1; } ;;
     ctest)
       timeout $limit ctest --test-dir build --output-on-failure > "$log" 2>&1
       rc=$?  # before $(el) below, which would reset it

@@ -32,7 +32,9 @@
 #   | build fp8 | build fp8_f32 | build fp8_entries | build fp8_deepgemm
 #   | ada_cutlass (its own build, bench/cutlass/run.sh)
 # (on a machine already built, `build` can be left out: it rebuilds).
-# A part whose build is missing builds first. RESULTS defaults to
+# A part whose build is missing builds first; WHEEL=path installs that wheel
+# (bench/wheel.sh, built on a CPU machine) in place of each build, so the
+# device spends no time compiling. RESULTS defaults to
 # bench/results; OUT (device.sh's logs, run.log) to a new temporary folder.
 # The commit each file records: TCGEMM_COMMIT / TCGEMM_COMMIT_DIRTY as the
 # caller passes them, else git's, where this tree is a checkout.
@@ -81,11 +83,13 @@ parts=("$@")
                                   fp8_entries fp8_deepgemm)
 steps=()
 built=no
-python3 -c "import tcgemm, sys; sys.exit('90a' not in tcgemm.build_info()['archs'])" 2>/dev/null && built=yes
+build_step=(timeout=200 build=90a)
+[ -n "${WHEEL:-}" ] && build_step=(timeout=60 "install=$WHEEL")
+[ -z "${WHEEL:-}" ] && python3 -c "import tcgemm, sys; sys.exit('90a' not in tcgemm.build_info()['archs'])" 2>/dev/null && built=yes
 for part in "${parts[@]}"; do
-  if [ $built = no ] && [ "$part" != build ] && [ "$part" != ada_cutlass ]; then steps+=(timeout=200 build=90a); built=yes; fi
+  if [ $built = no ] && [ "$part" != build ] && [ "$part" != ada_cutlass ]; then steps+=("${build_step[@]}"); built=yes; fi
   case $part in
-    build) steps+=(timeout=200 build=90a); built=yes ;;
+    build) steps+=("${build_step[@]}"); built=yes ;;
     squares) steps+=(timeout=330 "bench=--shapes 2048 4096 8192 16384 --kernels $ADA $H --dtypes fp16 bf16 \
 --layouts TN NN $P $(out ${G}_squares)") ;;
     random) steps+=(timeout=240 "bench=--preset random --seed 41 42 43 --count 24 --aligned-share 0.5 --kernels $H \

@@ -1116,6 +1116,10 @@ PYBIND11_MODULE(_core, m) {
     for (char ch : s + ",")
       if (ch == ',') { if (!t.empty()) archs.append(t); t.clear(); } else t += ch;
     o["archs"] = archs;
+    const std::string commit = source_commit();
+    o["commit"] = commit.empty() ? py::object(py::none()) : py::object(py::str(commit));
+    const int dirty = source_dirty();
+    o["commit_dirty"] = dirty < 0 ? py::object(py::none()) : py::object(py::bool_(dirty != 0));
     return o;
   });
 }

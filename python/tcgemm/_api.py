@@ -340,7 +340,8 @@ def kernels() -> list:
 
 
 def build_info() -> dict:
-    """Library version, CUDA version it was built with, SASS targets built."""
+    """Library version, CUDA version it was built with, SASS targets built, and the commit the build was
+    made from (`commit`, None where unknown; `commit_dirty`: whether that tree had uncommitted changes)."""
     return _core.build_info()
 
 

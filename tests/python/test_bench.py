@@ -338,6 +338,39 @@ def test_result_header_without_torch_names_what_is_missing(monkeypatch):
     assert "cublas (torch is not importable" in text
 
 
+def test_an_installed_build_names_its_own_commit(monkeypatch):
+    """build_info()'s stamp (CMakeLists.txt): the commit the build is made from. Where neither the
+    caller nor a checkout names the source (an installed wheel), the result files take the build's;
+    where they name another, the build line says which tree the figures measured."""
+    import re
+
+    import tcgemm
+    from tcgemm.bench import provenance as pv
+
+    b = tcgemm.build_info()
+    assert {"commit", "commit_dirty"} <= set(b)
+    assert b["commit"] is None or re.fullmatch(r"[0-9a-f]{40}", b["commit"]), b["commit"]
+    assert b["commit_dirty"] in (None, True, False)
+    stamp = {"version": "0.1.0", "cuda_version": "13.0.88", "archs": ["90a"],
+             "commit": "0123456789abcdef0123456789abcdef01234567", "commit_dirty": False}
+    monkeypatch.setattr(pv, "build_info", lambda: stamp)
+    monkeypatch.setattr(pv, "source_commit", lambda repo=None: (None, None, "not a checkout, TCGEMM_COMMIT unset"))
+    p = pv.provenance(torch=None)
+    assert (p["commit"], p["commit_dirty"]) == (stamp["commit"], False) and "commit" not in p["missing"]
+    assert (p["build_commit"], p["build_commit_dirty"]) == (stamp["commit"], False)
+    assert "build commit" not in "\n".join(pv.provenance_markdown(p))
+    other = "89abcdef0123456789abcdef0123456789abcdef"
+    monkeypatch.setattr(pv, "source_commit", lambda repo=None: (other, False, None))
+    q = pv.provenance(torch=None)
+    assert q["commit"] == other and q["build_commit"] == stamp["commit"]
+    assert f"build commit: {stamp['commit']}" in "\n".join(pv.provenance_markdown(q))
+    monkeypatch.setattr(pv, "build_info", lambda: {**stamp, "commit": None, "commit_dirty": None})
+    monkeypatch.setattr(pv, "source_commit", lambda repo=None: (None, None, "not a checkout, TCGEMM_COMMIT unset"))
+    r = pv.provenance(torch=None)
+    assert r["commit"] is None and "TCGEMM_COMMIT unset" in r["missing"]["commit"]
+    assert "TCGEMM_SOURCE_COMMIT" in r["missing"]["build_commit"] and "build_commit_dirty" in r["missing"]
+
+
 def test_commit_outside_a_checkout_comes_from_the_environment(tmp_path, monkeypatch):
     """A tree copied without its .git (the device's copy): the commit its caller passes."""
     from tcgemm.bench.provenance import source_commit
@@ -372,8 +405,9 @@ def test_regenerate_parts_name_their_files_and_fit_the_device_limit(tmp_path):
     root = pathlib.Path(__file__).resolve().parents[2]
     script = root / "bench" / "regenerate.sh"
 
-    def steps(*parts, gpu="h200"):
-        env = dict(os.environ, DRY_RUN="1", OUT=str(tmp_path / "out"), RESULTS=str(tmp_path / "res"), GPU_PREFIX=gpu)
+    def steps(*parts, gpu="h200", **extra):
+        env = dict(os.environ, DRY_RUN="1", OUT=str(tmp_path / "out"), RESULTS=str(tmp_path / "res"), GPU_PREFIX=gpu,
+                   **extra)
         r = subprocess.run(["bash", str(script), *parts], cwd=root, env=env, capture_output=True, text=True,
                            timeout=60)
         assert r.returncode == 0, r.stderr
@@ -409,6 +443,10 @@ def test_regenerate_parts_name_their_files_and_fit_the_device_limit(tmp_path):
     for group in groups:
         limits = [int(w.split("=")[1]) for w in steps(*group) if w.startswith("timeout=")]
         assert sum(limits) < 600, (group, limits)
+    # A wheel built on a CPU machine (bench/wheel.sh) takes the build's place: installed, not compiled.
+    w = steps("fp8", "squares", WHEEL=".whl/tcgemm-0.1.0-cp312-cp312-linux_x86_64.whl")
+    assert w[:2] == ["timeout=60", "install=.whl/tcgemm-0.1.0-cp312-cp312-linux_x86_64.whl"]
+    assert not any(x.startswith("build=") for x in w) and sum(1 for x in w if x.startswith("install=")) == 1
     bad = subprocess.run(["bash", str(script), "nope"], cwd=root, capture_output=True, text=True, timeout=60,
                          env=dict(os.environ, DRY_RUN="1", OUT=str(tmp_path / "out"), RESULTS=str(tmp_path / "res")))
     assert bad.returncode == 2 and "unknown part 'nope'" in bad.stdout

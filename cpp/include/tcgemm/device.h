@@ -95,5 +95,9 @@ Status set_device(int index);
 const char* version();
 const char* cuda_version();
 const char* built_archs();  // "89,90a,100a"
+// The commit the build is made from ("" where unknown) and whether its tree
+// had changes outside bench/results/ (1), none (0), or unknown (-1).
+const char* source_commit();
+int source_dirty();
 
 }  // namespace tcgemm

@@ -18,8 +18,9 @@ import numpy as np
 
 from .._api import build_info, device_info
 
-FIELDS = ("commit", "commit_dirty", "tcgemm_version", "build_archs", "cuda_runtime", "gpu", "gpu_cc", "sm_count",
-          "driver_version", "driver_cuda_version", "torch", "torch_cuda", "cublas", "python", "numpy")
+FIELDS = ("commit", "commit_dirty", "build_commit", "build_commit_dirty", "tcgemm_version", "build_archs",
+          "cuda_runtime", "gpu", "gpu_cc", "sm_count", "driver_version", "driver_cuda_version", "torch", "torch_cuda",
+          "cublas", "python", "numpy")
 
 
 def _git(*args, cwd):
@@ -101,13 +102,22 @@ def provenance(torch=None) -> dict:
     """The fields above and `missing` ({field: why}). `torch`: the module when
     the caller has it; else it is imported here if installed."""
     out, missing = {}, {}
+    b = build_info()
+    # The commit the installed build was made from (CMakeLists.txt stamps it): where neither the caller
+    # nor a checkout names the source (an installed wheel, bench/wheel.sh), the build's own is the source.
+    out["build_commit"], out["build_commit_dirty"] = b.get("commit"), b.get("commit_dirty")
+    if out["build_commit"] is None:
+        missing["build_commit"] = "the build recorded none (built outside a git checkout, TCGEMM_SOURCE_COMMIT unset)"
+    if out["build_commit_dirty"] is None:
+        missing["build_commit_dirty"] = missing.get("build_commit", "TCGEMM_SOURCE_DIRTY was not set")
     sha, dirty, why = source_commit()
+    if sha is None and out["build_commit"]:
+        sha, dirty, why = out["build_commit"], out["build_commit_dirty"], None
     out["commit"], out["commit_dirty"] = sha, dirty
     if why:
         missing["commit"] = missing["commit_dirty"] = why
     elif dirty is None:
         missing["commit_dirty"] = "TCGEMM_COMMIT_DIRTY is not set"
-    b = build_info()
     out["tcgemm_version"], out["build_archs"] = b.get("version"), list(b.get("archs", []))
     out["cuda_runtime"] = b.get("cuda_version")  # tcgemm links the CUDA runtime statically: its build's version
     d = device_info()
@@ -146,6 +156,15 @@ def provenance(torch=None) -> dict:
     return out
 
 
+def build_source(env) -> str:
+    """The build line's note on where the installed build came from: nothing when it is the commit above
+    (or a file predates the field), else its own commit, which the figures then measured."""
+    bc = env.get("build_commit")
+    if not bc or bc == env.get("commit"):
+        return ""
+    return f"; built from another tree, build commit: {bc}" + (" (dirty)" if env.get("build_commit_dirty") else "")
+
+
 def provenance_markdown(env) -> list:
     """The header lines a result file's Markdown gives its provenance."""
     if "commit" not in env and "missing" not in env:
@@ -155,7 +174,7 @@ def provenance_markdown(env) -> list:
     tree = " (a dirty tree: uncommitted changes)" if dirty else " (clean tree)" if dirty is False else ""
     lines = [f"- commit: {sha}{tree}",
              f"- build: tcgemm {env.get('tcgemm_version')} for {', '.join(env.get('build_archs') or []) or 'no arch'}, "
-             f"CUDA runtime {env.get('cuda_runtime')}",
+             f"CUDA runtime {env.get('cuda_runtime')}" + build_source(env),
              (f"- GPU: {env.get('gpu')} (sm_{env.get('gpu_cc')}, {env.get('sm_count')} SMs)" if env.get("gpu")
               else "- GPU: none found") + f", driver {env.get('driver_version')} (CUDA {env.get('driver_cuda_version')})",
              f"- torch {env.get('torch')} (CUDA {env.get('torch_cuda')}), cuBLAS {env.get('cublas')}; "
