@@ -182,6 +182,37 @@ def test_fp8_replot_of_the_committed_results_without_a_gpu(tmp_path):
         assert os.listdir(tmp_path / "plots") == ["fp8_vs_size.png"]
 
 
+def test_a_cut_off_run_keeps_its_rows(tmp_path):
+    """report.Checkpoint: after each job the rows so far in `<json>.partial` (replaced whole, never
+    half-written); its replot says the table is partial; the whole file's write removes it. The FP8
+    rows of the committed H100 file stand in for a run stopped after its first eight jobs."""
+    import json
+    import pathlib
+
+    from tcgemm.bench import fp8
+    from tcgemm.bench.report import Checkpoint
+
+    full = json.loads((pathlib.Path(__file__).resolve().parents[2] / "bench" / "results" / "h100_fp8.json").read_text())
+    out = tmp_path / "r.json"
+    ck = Checkpoint(str(out))
+    ck.env = full["environment"]  # (computed on the first call where a GPU run makes one)
+    rows = []
+    for r in full["rows"][:8]:
+        rows.append(r)
+        ck(rows, summary=fp8.summary(rows), d2d_gbps=full["d2d_gbps"])
+        saved = json.loads(pathlib.Path(str(out) + ".partial").read_text())
+        assert saved["partial"] is True and saved["rows"] == rows and saved["environment"] == full["environment"]
+    assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["r.json.partial"]
+    md = tmp_path / "r.md"
+    assert bench.main(["--fp8", "--replot", str(out) + ".partial", "--md", str(md)]) == 0
+    text = md.read_text()
+    assert "- partial: the run stopped before its last job" in text
+    assert text.count("\n| ") >= 8 and "partial" not in fp8.to_markdown(full)
+    out.write_text(json.dumps(full))
+    ck.done()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json", "r.md"]
+
+
 def test_user_path_table_from_rows():
     from tcgemm.bench import user as bench_user
     res = {"environment": {"gpu": "G", "date": "d", "pcie": {"pageable_h2d_gbps": 22.0, "pinned_h2d_gbps": 55.0},

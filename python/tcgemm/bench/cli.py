@@ -15,7 +15,7 @@ from .features import run_features
 from .harness import run
 from .plots import plot
 from .references import backend_for
-from .report import to_markdown, write_results
+from .report import Checkpoint, to_markdown, write_results
 from .shapes import DTYPES, PRESETS, parse_shapes
 from .timing import environment
 
@@ -105,16 +105,19 @@ def main(argv=None) -> int:
     shapes = parse_shapes([x for x in args.preset if x != "random"] + args.shapes)
     if not shapes and not seeds:
         shapes = PRESETS["quick"]
+    ckpt = Checkpoint(args.json) if args.json and not args.only_features else None
     if args.only_features:
         res = {"environment": environment(backend_for()), "rows": []}
     else:
         res = run(shapes, args.kernels, args.dtypes, args.layouts, args.accumulate, args.warmup, args.iters,
                   backend=backend_for("none" if args.no_cublas else None), paired_rounds=args.paired,
                   sustain_s=args.sustain, seeds=seeds, count=args.count,
-                  aligned=args.aligned_share, timing=args.timing)
+                  aligned=args.aligned_share, timing=args.timing, checkpoint=ckpt)
     if args.features or args.only_features:
         res["feature_rows"] = run_features(warmup=args.warmup, iters=args.iters)
     write_results(res, args, to_markdown, plot)
+    if ckpt:
+        ckpt.done()
     return 1 if any(r.get("status", "").startswith(("WRONG", "error"))
                     for r in res["rows"] + res.get("feature_rows", [])) else 0
 

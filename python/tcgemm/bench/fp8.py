@@ -234,7 +234,7 @@ def _deepgemm_sets(dg, sets, M, N, K):
 
 
 def run_fp8(parts=PARTS, seeds=(51, 52), rounds=4, progress=True, bf16_baseline=True, every=False,
-            sums=("fast", "f32"), modes=("tensor", "rowwise", "block"), deepgemm=False):
+            sums=("fast", "f32"), modes=("tensor", "rowwise", "block"), deepgemm=False, checkpoint=None):
     import torch
 
     from .. import matmul, scaled_matmul
@@ -244,6 +244,11 @@ def run_fp8(parts=PARTS, seeds=(51, 52), rounds=4, progress=True, bf16_baseline=
     rows = []
     cache = {}
     dg, dg_version = deepgemm_module() if deepgemm else (None, None)
+    extra = {"d2d_gbps": bw}
+    if deepgemm:
+        extra["deepgemm"] = dg_version
+    # After each job, the rows so far (report.Checkpoint: a run cut off keeps them).
+    save = (lambda: checkpoint(rows, summary=summary(rows), **extra)) if checkpoint else (lambda: None)
     if deepgemm and progress:
         print(f"  DeepGEMM: {dg_version}", flush=True)
     for part, seed, M, N, K, mode, kernel, fast in jobs(parts, seeds, every, sums, modes):
@@ -284,6 +289,7 @@ def run_fp8(parts=PARTS, seeds=(51, 52), rounds=4, progress=True, bf16_baseline=
         except Exception as exc:  # an entry that refuses the mode: recorded, not timed
             row["status"] = f"error: {exc}"
             rows.append(row)
+            save()
             if progress:
                 print(f"  {part} {M}x{N}x{K} {mode} {kernel}: {row['status']}", flush=True)
             continue
@@ -331,14 +337,12 @@ def run_fp8(parts=PARTS, seeds=(51, 52), rounds=4, progress=True, bf16_baseline=
             row["bound_ms"] = nbytes / (bw * 1e9) * 1e3
             row["of_bound"] = row["bound_ms"] / med["tcgemm"]
         rows.append(row)
+        save()
         if progress:
             print("  " + log_line(row), flush=True)
         del bf
     cache.clear()
     torch.cuda.empty_cache()
-    extra = {"d2d_gbps": bw}
-    if deepgemm:
-        extra["deepgemm"] = dg_version
     return rows, extra
 
 
@@ -396,10 +400,11 @@ def _f(v, fmt):
 
 def to_markdown(res) -> str:
     from .provenance import provenance_markdown
-    from .report import environment_lines
+    from .report import environment_lines, partial_line
 
     env = res["environment"]
     lines = ["# tcgemm FP8 benchmark: scaled_matmul beside torch._scaled_mm", ""] + environment_lines(env)
+    lines += partial_line(res)
     lines += provenance_markdown(env)
     if "deepgemm" in res:
         lines.append(f"- DeepGEMM (fp8_gemm_nt, timed beside the block rows): {res['deepgemm']}")
@@ -510,7 +515,7 @@ def main(args) -> int:
     import json
 
     from .references import backend_for
-    from .report import write_results
+    from .report import Checkpoint, write_results
     from .timing import environment
 
     if args.replot:  # the table and plot of a saved run, no GPU needed
@@ -518,12 +523,15 @@ def main(args) -> int:
             write_results(json.load(f), args, to_markdown, plot, fresh=False)
         return 0
     parts = args.fp8_parts or list(PARTS)
+    ckpt = Checkpoint(args.json) if args.json else None
     rows, extra = run_fp8(parts, seeds=args.seed or (51, 52), rounds=max(1, args.paired or 4),
                           every=getattr(args, "fp8_kernels", "auto") == "all",
                           sums=getattr(args, "fp8_sums", None) or ("fast", "f32"),
                           modes=getattr(args, "fp8_modes", None) or ("tensor", "rowwise", "block"),
-                          deepgemm=bool(getattr(args, "fp8_deepgemm", False)))
+                          deepgemm=bool(getattr(args, "fp8_deepgemm", False)), checkpoint=ckpt)
     res = {"environment": environment(backend_for()), "rows": rows, "summary": summary(rows), **extra}
     write_results(res, args, to_markdown, plot)
+    if ckpt:
+        ckpt.done()
     bad = [r for r in rows if r.get("status", "").startswith("error") or not (r.get("err", 0) < 1e-2)]
     return 1 if bad else 0

@@ -39,10 +39,11 @@ def select_kernels(patterns):
 
 def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumulate="f32", warmup=5, iters=30,
         backend=None, progress=True, paired_rounds=4, sustain_s=0.0, seeds=(), count=24, aligned=0.5,
-        timing="auto"):
+        timing="auto", checkpoint=None):
     """Benchmark; returns {"environment": ..., "rows": [...]}. Never asserts speed.
     `shapes` are crossed with `dtypes` and `layouts`; each of `seeds` adds
-    `count` random jobs (shapes.random_jobs), whose rows carry the seed."""
+    `count` random jobs (shapes.random_jobs), whose rows carry the seed.
+    `checkpoint(rows)` after each job (report.Checkpoint: a run cut off keeps its rows)."""
     backend = backend or backend_for()
     ks = select_kernels(kernel_patterns)
     # The Ada family's ceiling, measured first, on a GPU not yet heated by the
@@ -170,6 +171,8 @@ def run(shapes, kernel_patterns=None, dtypes=("fp16",), layouts=("TN",), accumul
                 bar.update(1)
         del sets, ref
         backend.free()
+        if checkpoint:
+            checkpoint(rows)
     if bar:
         bar.close()
     env = environment(backend)

@@ -4,6 +4,7 @@ files a run writes."""
 from __future__ import annotations
 
 import json
+import os
 
 from .features import features_markdown
 from .provenance import provenance_markdown
@@ -18,7 +19,7 @@ def environment_lines(env) -> list:
 
 def to_markdown(result) -> str:
     env = result["environment"]
-    lines = ["# tcgemm benchmark", ""] + environment_lines(env)
+    lines = ["# tcgemm benchmark", ""] + environment_lines(env) + partial_line(result)
     if env.get("mma_sync_peak_tflops"):
         pk = env["mma_sync_peak_tflops"]
         clk = env.get("mma_sync_peak_sm_clock_mhz")
@@ -121,6 +122,38 @@ def ratio_summary(rows):
                              + (f" ({w['picked']})" if w.get("picked") else "")})
     return out
 
+
+
+class Checkpoint:
+    """The rows a run has measured so far, rewritten after each job to `<--json>.partial` (its
+    environment, the rows, `"partial": true`, and whatever the caller adds): a run stopped at a time
+    limit keeps what it finished, and `--replot FILE.partial --md F.md` makes its table. Removed once
+    the whole file is written. The writes fall between jobs, outside every timed window."""
+
+    def __init__(self, json_path):
+        self.path = json_path + ".partial"
+        self.env = None
+
+    def __call__(self, rows, **extra) -> None:
+        if self.env is None:
+            from .references import backend_for
+            from .timing import environment
+            self.env = environment(backend_for())
+        tmp = self.path + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump({"environment": self.env, "rows": rows, "partial": True, **extra}, f, indent=1)
+        os.replace(tmp, self.path)  # a reader never sees half a file
+
+    def done(self) -> None:
+        for p in (self.path, self.path + ".tmp"):
+            if os.path.exists(p):
+                os.remove(p)
+
+
+def partial_line(res) -> list:
+    """A partial file's warning line for its table's header."""
+    return ["- partial: the run stopped before its last job; these are the rows it finished"] \
+        if res.get("partial") else []
 
 
 def write_results(res, args, to_markdown_fn, plot_fn, fresh=True) -> None:
