@@ -55,7 +55,7 @@ if [ -z "${TCGEMM_COMMIT:-}" ] && [ "$(git rev-parse --show-toplevel 2>/dev/null
   TCGEMM_COMMIT_DIRTY=$([ -n "$(git status --porcelain -- . ':(exclude)bench/results' 2>/dev/null)" ] && echo 1 || echo 0)
   export TCGEMM_COMMIT_DIRTY
 elif [ -z "${TCGEMM_COMMIT:-}" ]; then
-  echo "regenerate.sh: not a git checkout and TCGEMM_COMMIT unset: the files will record the commit as unknown" >&2
+  echo "regenerate.sh: not a git checkout and TCGEMM_COMMIT unset: the files will record the build's own commit (tcgemm.build_info()), or unknown" >&2
 fi
 
 P="--iters 30 --paired 4"
