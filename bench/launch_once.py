@@ -37,6 +37,8 @@ def run_fp8(spec, kernel, M, N, K, opts):
     wq, sw = tcgemm.quantize_fp8(w, block=(128, 128) if scales == "block" else scales)
     if scales == "row":
         sw = sw.t()  # torch._scaled_mm's row-wise B scales: (1, N)
+    if kernel == "torch" and scales == "block":
+        sys.exit(f"{spec}: torch._scaled_mm is launched with tensor or row scales here")
     if "mn" in opts:
         if scales != "block":
             sys.exit(f"{spec}: mn (MN-major A scales) is for block scales")
