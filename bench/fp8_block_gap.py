@@ -14,12 +14,12 @@ product anyone wants): whether the gap follows the kernel or the data.
 layouts: A's scales (M, ceil(K/128)) row-major as quantize_fp8 returns them (a stage's 128 row scales in 128
 sectors) against the same values MN-major, strides (1, M) (DeepGEMM's layout: 512 contiguous bytes), for
 every block entry; the two results are checked to be bit-identical."""
-import os, subprocess, sys
+import sys
 
 import torch
 
 import tcgemm
-from graph_timing import timed
+from graph_timing import header, timed
 
 S = "sm90.ws_fp8."
 SHAPES = {"operands": [(4096, 7168, 16384), (4096, 4096, 4096), (6144, 5120, 3072), (7168, 2048, 9984)],
@@ -35,9 +35,7 @@ def operands(M, N, K):
 
 
 def main(part):
-    commit = os.environ.get("TCGEMM_COMMIT") or subprocess.run(["git", "rev-parse", "--short", "HEAD"],
-                                                                capture_output=True, text=True).stdout.strip()
-    print("commit", commit, torch.cuda.get_device_name(), torch.__version__, flush=True)
+    print(header(), flush=True)
     for M, N, K in SHAPES[part]:
         torch.manual_seed(1)
         (xb, wb, sxb, swb), (xt, wt, sxt, swt) = operands(M, N, K)

@@ -5,13 +5,11 @@
 Each entry's 10 calls (tcgemm.scaled_matmul with out=, bf16 output, x @ w.T) are captured in a CUDA
 graph; 5 replays of every entry in alternating order; the median per call. torch._scaled_mm with the
 same use_fast_accum is the reference (block rows: the first entry)."""
-import os, subprocess, sys
+import sys
 import torch, tcgemm
-from graph_timing import timed
+from graph_timing import header, timed
 dev = "cuda"
-commit = os.environ.get("TCGEMM_COMMIT") or subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                                                            text=True).stdout.strip()
-print("commit", commit, torch.cuda.get_device_name(), torch.__version__, flush=True)
+print(header(), flush=True)
 def case(M, N, K, mode, fast, kernels, ref):
     tcgemm._call._PLANS.clear()  # (so that the one plan of this shape auto makes is this mode's)
     x = torch.randn(M, K, device=dev); w = torch.randn(N, K, device=dev)

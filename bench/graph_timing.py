@@ -1,5 +1,5 @@
 """CUDA-graph GPU time of several callables side by side: what the bench scripts beside this one time with
-(fp8_entries_graph.py, ab/fp8_graph.py).
+(fp8_entries_graph.py, fp8_block_gap.py, ab/fp8_graph.py), and the line naming what they measured.
 
 Each callable's `calls` calls are captured in one CUDA graph (after two warm-up calls); `replays` rounds
 replay every graph in turn, each replay timed with CUDA events; the result is the median time per call in
@@ -25,3 +25,13 @@ def timed(fs, calls=10, replays=5):
             a.record(); g.replay(); z.record(); torch.cuda.synchronize()
             times[name].append(a.elapsed_time(z) / calls)
     return {name: statistics.median(v) for name, v in times.items()}
+
+
+def header():
+    """The first line a script prints: the commit, GPU and torch it measured, as the result files name
+    them (tcgemm.bench.provenance: TCGEMM_COMMIT, else the checkout's HEAD, else the installed build's own)."""
+    from tcgemm.bench.provenance import provenance
+
+    p = provenance(torch)
+    dirty = " (uncommitted changes)" if p["commit_dirty"] else ""
+    return f"commit {p['commit'] or 'unknown'}{dirty} {p['gpu']} torch {p['torch']}"
