@@ -1,6 +1,6 @@
 """FP8 entries side by side in CUDA-graph GPU time (bench/results/h200_fp8_entries_graph.md).
 
-  python bench/fp8_entries_graph.py [tuning|unseen|wide|block]
+  python bench/fp8_entries_graph.py [tuning|unseen|wide|block|fast_wide]
 
 Each entry's 10 calls (tcgemm.scaled_matmul with out=, bf16 output, x @ w.T) are captured in a CUDA
 graph; 5 replays of every entry in alternating order; the median per call. torch._scaled_mm with the
@@ -62,6 +62,12 @@ elif part == "wide":
         case(*s, "tensor", False, ["auto", PO, PW], True)
     for s in [(2000, 5008, 3088), (1536, 6144, 6160)]:
         case(*s, "rowwise", False, ["auto", PO, PW], True)
+elif part == "fast_wide":
+    # FP8 wgmma's own sums on rows 16 bytes into a sector (K % 32 == 16) where the 128x256 tiles' rounds of
+    # clusters cost more than 1.2x the 128x128 tiles' rounds (sm90_fp8_fast_tiles' rule then takes ws_fp8).
+    for s in [(2400, 2400, 4112), (1800, 3300, 5200), (4200, 2000, 3088), (3600, 2200, 6160), (6000, 1000, 4112),
+              (3000, 1536, 7184), (800, 7008, 2064), (5000, 1024, 3600)]:
+        case(*s, "tensor", True, ["auto", "sm90.ws_fp8", "sm90.ws_fp8.wide", "sm90.ws_fp8.pingpong"], True)
 elif part == "tuning":
     for s in [(4096, 4096, 4096), (4096, 7168, 16384), (8192, 8192, 4096), (2048, 2048, 8192)]:
         case(*s, "tensor", False, ["auto", P, PO, PW], True)
