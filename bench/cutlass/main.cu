@@ -174,8 +174,16 @@ int main(int argc, char** argv) {
   int driver = 0, runtime = 0;
   CUDA_OK(cudaDriverGetVersion(&driver));
   CUDA_OK(cudaRuntimeGetVersion(&runtime));
-  const char* commit = std::getenv("TCGEMM_COMMIT");
-  const char* dirty = std::getenv("TCGEMM_COMMIT_DIRTY");
+  // The commit measured: TCGEMM_COMMIT where the caller names it (a tree
+  // copied without .git builds with no stamp), else the build's own stamp
+  // (a binary bench/cutlass/pack.sh built elsewhere), else unknown.
+  const char* env_commit = std::getenv("TCGEMM_COMMIT");
+  const char* env_dirty = std::getenv("TCGEMM_COMMIT_DIRTY");
+  const bool named = env_commit && *env_commit;
+  const std::string commit = named ? env_commit : *tcgemm::source_commit() ? tcgemm::source_commit() : "unknown";
+  const int stamp_dirty = tcgemm::source_dirty();
+  const std::string dirty = named ? (env_dirty ? env_dirty : "unknown")
+                                  : stamp_dirty < 0 ? "unknown" : std::to_string(stamp_dirty);
   cudaStream_t stream;
   CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   cudaEvent_t t0, t1;
@@ -314,13 +322,12 @@ int main(int argc, char** argv) {
   js << "{\n \"environment\": {\"gpu\": " << json_str(dev.name) << ", \"sm_count\": " << dev.sm_count
      << ", \"driver\": " << driver << ", \"cuda_runtime\": " << runtime << ", \"nvcc\": \"" << __CUDACC_VER_MAJOR__
      << "." << __CUDACC_VER_MINOR__ << "\", \"cutlass\": \"" << CUTLASS_MAJOR << "." << CUTLASS_MINOR << "."
-     << CUTLASS_PATCH << "\", \"commit\": " << json_str(commit ? commit : "unknown")
-     << ", \"dirty\": " << json_str(dirty ? dirty : "unknown") << ", \"rounds\": " << rounds << "},\n \"rows\": [";
+     << CUTLASS_PATCH << "\", \"commit\": " << json_str(commit.c_str())
+     << ", \"dirty\": " << json_str(dirty.c_str()) << ", \"rounds\": " << rounds << "},\n \"rows\": [";
   mdo << "# tcgemm's Ada family beside CUTLASS's mma.sync kernels\n\n"
       << "- GPU: " << dev.name << " (" << dev.sm_count << " SMs), driver " << driver << ", CUDA runtime " << runtime
       << ", nvcc " << __CUDACC_VER_MAJOR__ << "." << __CUDACC_VER_MINOR__ << ", CUTLASS " << CUTLASS_MAJOR << "."
-      << CUTLASS_MINOR << "." << CUTLASS_PATCH << "\n- commit " << (commit ? commit : "unknown") << " (dirty: "
-      << (dirty ? dirty : "unknown") << ")\n"
+      << CUTLASS_MINOR << "." << CUTLASS_PATCH << "\n- commit " << commit << " (dirty: " << dirty << ")\n"
       << "- GPU time by events over chunks of calls, inputs rotated past 3x the L2, " << rounds
       << " alternating rounds, medians; ratio = CUTLASS's best / tcgemm's best (above 1: tcgemm faster); agree: "
          "relative Frobenius difference from the first CUTLASS kernel's output\n\n"

@@ -5,7 +5,17 @@
 # has no network: the caller brings it). Builds into build-cutlass/ (or
 # TCGEMM_CUTLASS_BUILD): the library for 90a and the comparison, nothing of
 # the Python package.
+# TCGEMM_CUTLASS_BIN instead: the binary bench/cutlass/pack.sh built on a CPU
+# machine (.xz as it packs it, or unpacked), run with no build here.
 set -eu
+if [ -n "${TCGEMM_CUTLASS_BIN:-}" ]; then
+  bin=$TCGEMM_CUTLASS_BIN
+  case $bin in
+    *.xz) bin=$(mktemp); python3 -c "import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], 'wb'))" \
+            "$TCGEMM_CUTLASS_BIN" "$bin"; chmod +x "$bin" ;;
+  esac
+  exec "$bin" "$@"
+fi
 : "${TCGEMM_CUTLASS_DIR:?set TCGEMM_CUTLASS_DIR to a CUTLASS checkout or its include directory}"
 TCGEMM_CUTLASS_DIR=$(cd "$TCGEMM_CUTLASS_DIR" && pwd)  # relative to the caller's directory
 cd "$(dirname "$0")/../.."
