@@ -17,7 +17,8 @@
 #   sanitize=KERNEL  compute-sanitizer's four tools over the kernels matching KERNEL (tests/sanitize.sh)
 #   sass             the sm_100a SASS counts check (tests/sass/check_sass.py)
 #   cutlass=ARGS     the Ada family beside CUTLASS's mma.sync kernels (bench/cutlass/run.sh ARGS: builds
-#                    build-cutlass/ for 90a; TCGEMM_CUTLASS_DIR names the CUTLASS tree the caller brought)
+#                    build-cutlass/ for 90a; TCGEMM_CUTLASS_DIR names the CUTLASS tree the caller brought,
+#                    or TCGEMM_CUTLASS_BIN the binary bench/cutlass/pack.sh built elsewhere: no build)
 #   bench=ARGS       python -m tcgemm bench ARGS (add --json $OUT/x.json --md $OUT/x.md to keep results)
 #   user=ARGS        python -m tcgemm bench --user-path ARGS
 #   profile=ARGS     bench/profile_calls.py ARGS: each call's kernels and their GPU time, tcgemm

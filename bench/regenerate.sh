@@ -23,7 +23,8 @@
 # fp8_deepgemm h200_fp8_deepgemm        block scales beside DeepGEMM run    ~4 min     390 s
 #                                        here (deep_gemm importable: the sgl-deep-gemm wheel)
 # ada_cutlass h200_ada_cutlass           the Ada family beside CUTLASS's     ~5 min     540 s
-#                                        mma.sync kernels (TCGEMM_CUTLASS_DIR: a CUTLASS tree)
+#                                        mma.sync kernels (TCGEMM_CUTLASS_DIR: a CUTLASS tree, or
+#                                        TCGEMM_CUTLASS_BIN: bench/cutlass/pack.sh's binary)
 #
 # `all` is every part in this order but ada_cutlass (it needs a CUTLASS tree). On the device, one command per group
 # below, whose limits, a build's included, add up to under 10 minutes
@@ -78,7 +79,8 @@ out() {
 }
 
 parts=("$@")
-[ ${#parts[@]} -eq 0 ] && { sed -n '2,39p' "$0"; exit 2; }
+usage() { awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0"; }
+[ ${#parts[@]} -eq 0 ] && { usage; exit 2; }
 [ "${parts[*]}" = all ] && parts=(build squares random ragged decode llm split_tail features user_path fp8 fp8_f32
                                   fp8_entries fp8_deepgemm)
 steps=()
@@ -113,7 +115,7 @@ $(out ${G}_fp8_f32)") ;;
     fp8_deepgemm) steps+=(timeout=390 "bench=--fp8 --fp8-modes block --fp8-parts deepgemm squares llm --fp8-deepgemm \
 --paired 3 --json $R/${G}_fp8_deepgemm.json --md $R/${G}_fp8_deepgemm.md") ;;
     ada_cutlass) steps+=(timeout=540 "cutlass=--json $R/${G}_ada_cutlass.json --md $R/${G}_ada_cutlass.md") ;;
-    *) echo "regenerate.sh: unknown part '$part'"; sed -n '2,39p' "$0"; exit 2 ;;
+    *) echo "regenerate.sh: unknown part '$part'"; usage; exit 2 ;;
   esac
 done
 echo "regenerate.sh: commit ${TCGEMM_COMMIT:-unknown} (dirty: ${TCGEMM_COMMIT_DIRTY:-unknown}), results in $R, logs in $OUT"
