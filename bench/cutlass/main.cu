@@ -180,10 +180,14 @@ int main(int argc, char** argv) {
   const char* env_commit = std::getenv("TCGEMM_COMMIT");
   const char* env_dirty = std::getenv("TCGEMM_COMMIT_DIRTY");
   const bool named = env_commit && *env_commit;
-  const std::string commit = named ? env_commit : *tcgemm::source_commit() ? tcgemm::source_commit() : "unknown";
+  const std::string build = tcgemm::source_commit();  // "" where the build had no stamp
+  const std::string commit = named ? env_commit : !build.empty() ? build : "unknown";
   const int stamp_dirty = tcgemm::source_dirty();
   const std::string dirty = named ? (env_dirty ? env_dirty : "unknown")
                                   : stamp_dirty < 0 ? "unknown" : std::to_string(stamp_dirty);
+  // A named commit other than the build's (a binary packed from another
+  // tree) is recorded beside it, as tcgemm.bench.provenance's build_commit.
+  const std::string build_note = named && !build.empty() && build != commit ? build : "";
   cudaStream_t stream;
   CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   cudaEvent_t t0, t1;
@@ -322,12 +326,14 @@ int main(int argc, char** argv) {
   js << "{\n \"environment\": {\"gpu\": " << json_str(dev.name) << ", \"sm_count\": " << dev.sm_count
      << ", \"driver\": " << driver << ", \"cuda_runtime\": " << runtime << ", \"nvcc\": \"" << __CUDACC_VER_MAJOR__
      << "." << __CUDACC_VER_MINOR__ << "\", \"cutlass\": \"" << CUTLASS_MAJOR << "." << CUTLASS_MINOR << "."
-     << CUTLASS_PATCH << "\", \"commit\": " << json_str(commit.c_str())
-     << ", \"dirty\": " << json_str(dirty.c_str()) << ", \"rounds\": " << rounds << "},\n \"rows\": [";
+     << CUTLASS_PATCH << "\", \"commit\": " << json_str(commit)
+     << ", \"dirty\": " << json_str(dirty) << ", \"build_commit\": " << json_str(build)
+     << ", \"rounds\": " << rounds << "},\n \"rows\": [";
   mdo << "# tcgemm's Ada family beside CUTLASS's mma.sync kernels\n\n"
       << "- GPU: " << dev.name << " (" << dev.sm_count << " SMs), driver " << driver << ", CUDA runtime " << runtime
       << ", nvcc " << __CUDACC_VER_MAJOR__ << "." << __CUDACC_VER_MINOR__ << ", CUTLASS " << CUTLASS_MAJOR << "."
-      << CUTLASS_MINOR << "." << CUTLASS_PATCH << "\n- commit " << commit << " (dirty: " << dirty << ")\n"
+      << CUTLASS_MINOR << "." << CUTLASS_PATCH << "\n- commit " << commit << " (dirty: " << dirty << ")"
+      << (build_note.empty() ? "" : "; the binary is built from " + build_note) << "\n"
       << "- GPU time by events over chunks of calls, inputs rotated past 3x the L2, " << rounds
       << " alternating rounds, medians; ratio = CUTLASS's best / tcgemm's best (above 1: tcgemm faster); agree: "
          "relative Frobenius difference from the first CUTLASS kernel's output\n\n"

@@ -24,5 +24,6 @@ t=$(mktemp)
 strip -o "$t" "$B/tcgemm_cutlass_bench"
 xz -T0 -9 -c "$t" > "$F"
 rm -f "$t"
-echo "pack.sh: $F ($(du -h "$F" | cut -f1)) from commit $(git rev-parse HEAD 2>/dev/null || echo unknown)$(
-  [ -n "$(git status --porcelain 2>/dev/null)" ] && echo ' (uncommitted changes)')"
+# The commit the binary records: the build's stamp (CMakeLists.txt, source_stamp.cpp).
+stamp=$(grep -oE 'return "[^"]*"|return -?[0-9]+' "$B/source_stamp.cpp" | sed -E 's/return "?//; s/"$//' | paste -sd' ')
+echo "pack.sh: $F ($(du -h "$F" | cut -f1)), build stamp (commit, dirty): $stamp"

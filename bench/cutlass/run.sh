@@ -11,10 +11,12 @@ set -eu
 if [ -n "${TCGEMM_CUTLASS_BIN:-}" ]; then
   bin=$TCGEMM_CUTLASS_BIN
   case $bin in
-    *.xz) bin=$(mktemp); python3 -c "import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], 'wb'))" \
+    *.xz) bin=$(mktemp); trap 'rm -f "$bin"' EXIT
+          python3 -c "import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], 'wb'))" \
             "$TCGEMM_CUTLASS_BIN" "$bin"; chmod +x "$bin" ;;
   esac
-  exec "$bin" "$@"
+  "$bin" "$@"
+  exit
 fi
 : "${TCGEMM_CUTLASS_DIR:?set TCGEMM_CUTLASS_DIR to a CUTLASS checkout or its include directory}"
 TCGEMM_CUTLASS_DIR=$(cd "$TCGEMM_CUTLASS_DIR" && pwd)  # relative to the caller's directory
