@@ -26,7 +26,7 @@ import pynvml
 import torch
 
 import tcgemm
-from graph_timing import header
+from graph_timing import capture, header
 
 SHAPES = [(4096, 7168, 16384), (8192, 8192, 4096), (3000, 1536, 7168), (4096, 4096, 4096)]
 
@@ -68,15 +68,6 @@ def callables(M, N, K):
 
     return {"tcgemm fp8 f32": tc(False), "_scaled_mm f32": cu(False), "tcgemm fp8 fast": tc(True),
             "_scaled_mm fast": cu(True), "tcgemm bf16": tc16, "torch bf16": cu16}, nsets
-
-
-def graph(f, calls):
-    f(); f(); torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for _ in range(calls):
-            f()
-    return g
 
 
 class Clocks:
@@ -143,7 +134,7 @@ def main():
         flop = 2.0 * M * N * K
         calls = max(nsets, int(5e13 // flop))  # about 50 ms a replay at 1000 TFLOPS
         calls -= calls % nsets
-        graphs = {n: graph(f, calls) for n, f in fs.items()}
+        graphs = {n: capture(f, calls) for n, f in fs.items()}
         # A first short replay of each sizes the sustained runs.
         per = {}
         for n, g in graphs.items():

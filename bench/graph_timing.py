@@ -9,15 +9,18 @@ import statistics
 import torch
 
 
+def capture(f, calls):
+    """`calls` calls of f in one CUDA graph, after two warm-up calls."""
+    f(); f(); torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        for _ in range(calls):
+            f()
+    return g
+
+
 def timed(fs, calls=10, replays=5):
-    graphs = {}
-    for name, f in fs.items():
-        f(); f(); torch.cuda.synchronize()
-        g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g):
-            for _ in range(calls):
-                f()
-        graphs[name] = g
+    graphs = {name: capture(f, calls) for name, f in fs.items()}
     times = {name: [] for name in graphs}
     for _ in range(replays):
         for name, g in graphs.items():
