@@ -113,6 +113,12 @@ def sustained(h, g, per_replay_ms, seconds):
     return ms / reps, (e1 - e0) / ms, c.mean()  # ms per replay, W (mJ / ms), MHz
 
 
+def power_limit_mw(h):
+    """The enforced limit where this pynvml has it (nvidia-ml-py), else the management limit (older pynvml)."""
+    f = getattr(pynvml, "nvmlDeviceGetEnforcedPowerManagementLimit", None) or pynvml.nvmlDeviceGetPowerManagementLimit
+    return f(h)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=float, default=1.0)
@@ -123,7 +129,7 @@ def main():
     pynvml.nvmlInit()
     h = pynvml.nvmlDeviceGetHandleByIndex(torch.cuda.current_device())
     print(header(), flush=True)
-    print(f"power limit {pynvml.nvmlDeviceGetEnforcedPowerManagementLimit(h) / 1e3:.0f} W, max SM clock "
+    print(f"power limit {power_limit_mw(h) / 1e3:.0f} W, max SM clock "
           f"{pynvml.nvmlDeviceGetMaxClockInfo(h, pynvml.NVML_CLOCK_SM)} MHz; {args.seconds} s per callable "
           f"per round, {args.rounds} rounds", flush=True)
     print("| shape | callable | TFLOPS | MHz | W | TFLOPS/GHz | pJ/flop |")

@@ -463,7 +463,13 @@ def plot(res, out_dir) -> list:
     parts = list(dict.fromkeys(r["part"] for r in rows))
     markers = dict(zip(parts, "osD^vP*X"))
     flops = lambda r: 2.0 * r["M"] * r["N"] * r["K"]  # noqa: E731
-    fig, (left, right) = plt.subplots(1, 2, figsize=(14, 5.5))
+    block = [r for r in rows if r["mode"] == "block"]
+    # A run with no block-scaled rows (--fp8-modes tensor rowwise) draws the left panel alone: the right one
+    # would have nothing to put on its log axis.
+    if block:
+        fig, (left, right) = plt.subplots(1, 2, figsize=(14, 5.5))
+    else:
+        fig, left = plt.subplots(1, 1, figsize=(8, 5.5))
     series = [(m, a) for m in ("tensor", "rowwise") for a in ("fast", "f32")]
     colours = {key: plt.cm.tab10(i) for i, key in enumerate(series)}
     handles = []
@@ -480,25 +486,25 @@ def plot(res, out_dir) -> list:
                                   label=f"{mode}, {acc} sums (vs torch {'fast' if acc == 'fast' else 'default'})"))
     left.axhline(1.0, color="black", linewidth=1)
     left.set_ylabel("tcgemm auto vs torch._scaled_mm, paired (above 1: faster)")
-    block = [r for r in rows if r["mode"] == "block"]
-    for part in parts:
-        mine = [r for r in block if r["part"] == part]
-        if mine:
-            right.scatter([flops(r) for r in mine], [r["tflops"] for r in mine], marker=markers[part],
-                          color="tab:red", s=26, alpha=0.85)
-    for key, colour, label in (("deepgemm_h800_tflops", "black", "DeepGEMM, published (H800)"),
-                               ("deepgemm_tflops", "tab:blue", "DeepGEMM, timed here")):
-        mine = [r for r in block if r.get(key)]
-        if mine:
-            right.scatter([flops(r) for r in mine], [r[key] for r in mine], marker="_", color=colour, s=120)
-            right.scatter([], [], marker="_", color=colour, label=label)
-    right.scatter([], [], marker="o", color="tab:red", label="tcgemm auto, block scales")
-    right.set_yscale("log")
-    right.set_ylabel("TFLOPS, block scales (1 x 128 / 128 x 128)")
-    right.legend(fontsize=7, loc="lower right")
+    if block:
+        for part in parts:
+            mine = [r for r in block if r["part"] == part]
+            if mine:
+                right.scatter([flops(r) for r in mine], [r["tflops"] for r in mine], marker=markers[part],
+                              color="tab:red", s=26, alpha=0.85)
+        for key, colour, label in (("deepgemm_h800_tflops", "black", "DeepGEMM, published (H800)"),
+                                   ("deepgemm_tflops", "tab:blue", "DeepGEMM, timed here")):
+            mine = [r for r in block if r.get(key)]
+            if mine:
+                right.scatter([flops(r) for r in mine], [r[key] for r in mine], marker="_", color=colour, s=120)
+                right.scatter([], [], marker="_", color=colour, label=label)
+        right.scatter([], [], marker="o", color="tab:red", label="tcgemm auto, block scales")
+        right.set_yscale("log")
+        right.set_ylabel("TFLOPS, block scales (1 x 128 / 128 x 128)")
+        right.legend(fontsize=7, loc="lower right")
     handles += [Line2D([], [], marker=markers[p], linestyle="", color="grey", label=p) for p in parts]
     left.legend(handles=handles, fontsize=7, loc="best")
-    for ax in (left, right):
+    for ax in (left, right) if block else (left,):
         ax.set_xscale("log")
         ax.set_xlabel("problem size, FLOPs (2MNK)")
         ax.grid(True, alpha=0.3)
