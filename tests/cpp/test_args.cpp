@@ -363,7 +363,9 @@ int main() {
       CHECK(fp8_first(a, 4096, 4096, 14336) == "sm90.ws_fp8.wide");      // deeper: 4 wide rounds against 8
       CHECK(fp8_first(a, 2080, 2544, 1184) == "sm90.ws_fp8.pingpong");   // short K, whole sectors
       CHECK(fp8_first(a, 6384, 4000, 5584) == "sm90.ws_fp8.wide");       // rows 16 bytes into a sector
-      CHECK(fp8_first(a, 2080, 2544, 1200) == "sm90.ws_fp8");            // 2 wide rounds against 3 square
+      CHECK(fp8_first(a, 3000, 1536, 7184) == "sm90.ws_fp8.wide");       // ... also where 2 wide rounds meet 3 square
+      CHECK(fp8_first(a, 2080, 2544, 1200) == "sm90.ws_fp8.wide");       // (the same)
+      CHECK(fp8_first(a, 2080, 2544, 2080) == "sm90.ws_fp8");            // whole sectors: 2 wide rounds against 3 square
       CHECK(fp8_first(a, 4096, 2128, 2256) == "sm90.ws_fp8.wide");       // 3 against 5
       CHECK(fp8_first(a, 128, 14336, 4096) == "sm90.ws_fp8.pingpong");
       CHECK(fp8_first(a, 128, 14336, 5200) == "sm90.ws_fp8");            // one tile row: no wide cluster

@@ -134,12 +134,18 @@ Sm90Costs sm90_costs(const GemmArgs& a, int sms) {
 //   consumer's wgmmas -- the shorter K, the larger the epilogue's share:
 //   4096x4096x4096 1276 against ws_fp8.wide's 1154, 8192^3 1395 / 1341,
 //   6832x4384x416 469 / 277, 2080x2544x1184 542 / 361.
-// - Else 128x256 tiles in 2-CTA clusters (ws_fp8.wide) where their rounds
-//   of clusters, each round twice a 128x128 tile's work, cost no more than
-//   1.2x the 128x128 tiles' rounds: the wide tile asks the L2 for half the
-//   bytes per flop, which rows that start inside a sector (K % 32 == 16)
-//   make the limit -- 6384x4000x5584 975 against ping-pong's 603 -- and deep
-//   K leaves the epilogue little to hide (4096x8192x28672 1523 / 1428).
+// - Rows that start 16 bytes into a sector (K % 32 == 16) and two rows of
+//   tiles or more: 128x256 tiles in 2-CTA clusters (ws_fp8.wide), which ask
+//   the L2 for half the requests per flop -- 6384x4000x5584 975 against
+//   ping-pong's 603 -- also where their rounds of clusters fit worse than
+//   the 128x128 tiles' (as the fp32-sum rule below): on eight shapes no
+//   rule was fitted on, 1.11-1.38x ws_fp8 (3000x1536x7184 669 TFLOPS
+//   against 514, 1800x3312x5200 794 / 575; 800x7008x2064 514 / 465, where
+//   ping-pong's 519 is as fast), bench/results/h100_fp8_fast_wide.md.
+// - Else 128x256 tiles in 2-CTA clusters where their rounds of clusters,
+//   each round twice a 128x128 tile's work, cost no more than 1.2x the
+//   128x128 tiles' rounds: deep K leaves the epilogue little to hide
+//   (4096x8192x28672 1523 / 1428).
 // - Else ws_fp8 / ws_fp8.block: one row of tiles (M <= 128) would leave a
 //   wide cluster's second CTA idle (128x14336x4096: 403 against 479).
 // Ping-pong writes bf16 / fp16 only; fp32 output takes the next in line.
@@ -152,6 +158,7 @@ static std::vector<const char*> sm90_fp8_fast_tiles(const GemmArgs& a, int sms, 
   const bool whole_sectors = a.K % 32 == 0;
   if (whole_sectors && ((a.K % 128 == 0 && a.K <= 8192) || a.K <= 2048))
     return {"sm90.ws_fp8.pingpong", cooperative, "sm90.ws_fp8"};
+  if (!whole_sectors && tm >= 2) return {"sm90.ws_fp8.wide", "sm90.ws_fp8"};
   return {cooperative, "sm90.ws_fp8"};
 }
 
