@@ -1,6 +1,6 @@
 """FP8 entries side by side in CUDA-graph GPU time (bench/results/h200_fp8_entries_graph.md).
 
-  python bench/fp8_entries_graph.py [tuning|unseen|wide|block|fast_wide]
+  python bench/fp8_entries_graph.py [tuning|unseen|wide|block|fast_wide|wide_fit|split_f32]
 
 Each entry's 10 calls (tcgemm.scaled_matmul with out=, bf16 output, x @ w.T) are captured in a CUDA
 graph; 5 replays of every entry in alternating order; the median per call. torch._scaled_mm with the
@@ -68,6 +68,19 @@ elif part == "fast_wide":
     for s in [(2400, 2400, 4112), (1800, 3312, 5200), (4200, 2000, 3088), (3600, 2208, 6160), (6000, 1008, 4112),
               (3000, 1536, 7184), (800, 7008, 2064), (5000, 1024, 3600)]:
         case(*s, "tensor", True, ["auto", "sm90.ws_fp8", "sm90.ws_fp8.wide", "sm90.ws_fp8.pingpong"], True)
+elif part == "wide_fit":
+    # Rows 16 bytes into a sector where the 128x256 tiles' rounds of clusters cost 1.33-2x the 128x128
+    # tiles' rounds (2 x wide rounds / square rounds): where the wide tile stops paying, both sums.
+    for s in [(6080, 544, 3600), (368, 2416, 2192), (1000, 1008, 4112), (2000, 800, 5200), (3000, 640, 3088),
+              (4400, 1200, 2576)]:
+        case(*s, "tensor", True, ["auto", "sm90.ws_fp8", "sm90.ws_fp8.wide", "sm90.ws_fp8.pingpong"], True)
+        case(*s, "tensor", False, ["auto", PO, PW], True)
+elif part == "split_f32":
+    # fp32 sums, fewer 128x128 tiles than half the SMs, 32-63 K stages of 128: the cluster split
+    # (.promoted.dsmem) beside the unsplit .overlap; 64 stages and more for contrast.
+    for s in [(16, 4096, 4096), (64, 4096, 4096), (128, 4096, 4096), (1000, 1008, 4112), (256, 2048, 6144),
+              (64, 7168, 8192), (16, 4096, 8192), (128, 4096, 14336)]:
+        case(*s, "tensor", False, ["auto", PD, PO], True)
 elif part == "tuning":
     for s in [(4096, 4096, 4096), (4096, 7168, 16384), (8192, 8192, 4096), (2048, 2048, 8192)]:
         case(*s, "tensor", False, ["auto", P, PO, PW], True)

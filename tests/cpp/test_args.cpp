@@ -365,10 +365,12 @@ int main() {
       CHECK(fp8_first(a, 6384, 4000, 5584) == "sm90.ws_fp8.wide");       // rows 16 bytes into a sector
       CHECK(fp8_first(a, 3000, 1536, 7184) == "sm90.ws_fp8.wide");       // ... also where 2 wide rounds meet 3 square
       CHECK(fp8_first(a, 2080, 2544, 1200) == "sm90.ws_fp8.wide");       // (the same)
+      CHECK(fp8_first(a, 6080, 544, 3600) == "sm90.ws_fp8.pingpong");    // ... but 2 against 2: the square tiles
+      CHECK(fp8_first(a, 368, 2416, 2192) == "sm90.ws_fp8.pingpong");    // 1 against 1
       CHECK(fp8_first(a, 2080, 2544, 2080) == "sm90.ws_fp8");            // whole sectors: 2 wide rounds against 3 square
       CHECK(fp8_first(a, 4096, 2128, 2256) == "sm90.ws_fp8.wide");       // 3 against 5
       CHECK(fp8_first(a, 128, 14336, 4096) == "sm90.ws_fp8.pingpong");
-      CHECK(fp8_first(a, 128, 14336, 5200) == "sm90.ws_fp8");            // one tile row: no wide cluster
+      CHECK(fp8_first(a, 128, 14336, 5200) == "sm90.ws_fp8.pingpong");   // one tile row: no wide cluster
       CHECK(fp8_first(a, 16, 4096, 4096) == "sm90.ws_fp8.swap");         // decode: the weight as A
       CHECK(fp8_first(a, 64, 14336, 16384) == "sm90.ws_fp8.swap");
       CHECK(fp8_first(a, 65, 4096, 4096) == "sm90.ws_fp8.pingpong");     // 32 tiles, K too short to split
@@ -406,7 +408,8 @@ int main() {
       GemmArgs exact = a;
       exact.accum = Accum::f32;
       CHECK(fp8_first(exact, 8192, 8192, 8192) == "sm90.ws_fp8.promoted.overlap");
-      CHECK(fp8_first(exact, 16, 4096, 4096) == "sm90.ws_fp8.promoted.dsmem");  // 32 tiles, 32 stages
+      CHECK(fp8_first(exact, 16, 4096, 4096) == "sm90.ws_fp8.promoted.overlap");  // 32 tiles, 32 stages: unsplit
+      CHECK(fp8_first(exact, 16, 4096, 8192) == "sm90.ws_fp8.promoted.dsmem");    // 64 stages: the cluster split
       CHECK(fp8_first(exact, 16, 4096, 2048) == "sm90.ws_fp8.promoted.overlap");  // 16 stages: no swap for fp32 sums
       CHECK(fp8_first(exact, 128, 14336, 4096) == "sm90.ws_fp8.promoted.overlap");  // 112 tiles
       // Rows 16 bytes into a sector: 128x256 tiles promoted part by part (also where their rounds
@@ -414,7 +417,9 @@ int main() {
       CHECK(fp8_first(exact, 1000, 3008, 5008) == "sm90.ws_fp8.promoted.wide");
       CHECK(fp8_first(exact, 3000, 1536, 7184) == "sm90.ws_fp8.promoted.wide");
       CHECK(fp8_first(exact, 1000, 3008, 5120) == "sm90.ws_fp8.promoted.overlap");
-      CHECK(fp8_first(exact, 16, 4096, 4112) == "sm90.ws_fp8.promoted.dsmem");  // few tiles, deep K: the cluster split first
+      CHECK(fp8_first(exact, 16, 4096, 4112) == "sm90.ws_fp8.promoted.overlap");  // 33 stages, one row of tiles
+      CHECK(fp8_first(exact, 16, 4096, 6160) == "sm90.ws_fp8.promoted.dsmem");    // 49 stages: the cluster split first
+      CHECK(fp8_first(exact, 6080, 544, 3600) == "sm90.ws_fp8.promoted.overlap");  // wide rounds 2x the square ones
       { GemmArgs b = block; b.accum = Accum::f32; CHECK(fp8_first(b, 1000, 3008, 5008) == "sm90.ws_fp8.block.wide"); }
       { GemmArgs r = exact; r.scales.mode = ScaleMode::rowwise;
         CHECK(fp8_first(r, 4096, 4096, 4096) == "sm90.ws_fp8.promoted.overlap"); }

@@ -134,14 +134,18 @@ Sm90Costs sm90_costs(const GemmArgs& a, int sms) {
 //   consumer's wgmmas -- the shorter K, the larger the epilogue's share:
 //   4096x4096x4096 1276 against ws_fp8.wide's 1154, 8192^3 1395 / 1341,
 //   6832x4384x416 469 / 277, 2080x2544x1184 542 / 361.
-// - Rows that start 16 bytes into a sector (K % 32 == 16) and two rows of
-//   tiles or more: 128x256 tiles in 2-CTA clusters (ws_fp8.wide), which ask
-//   the L2 for half the requests per flop -- 6384x4000x5584 975 against
-//   ping-pong's 603 -- also where their rounds of clusters fit worse than
-//   the 128x128 tiles' (as the fp32-sum rule below): on eight shapes no
-//   rule was fitted on, 1.11-1.38x ws_fp8 (3000x1536x7184 669 TFLOPS
-//   against 514, 1800x3312x5200 794 / 575; 800x7008x2064 514 / 465, where
-//   ping-pong's 519 is as fast), bench/results/h100_fp8_fast_wide.md.
+// - Rows that start 16 bytes into a sector (K % 32 == 16), where the
+//   128x256 tiles' rounds of clusters cost at most 1.5x the 128x128 tiles'
+//   rounds (wide_rounds_fit): 128x256 tiles in 2-CTA clusters
+//   (ws_fp8.wide), which ask the L2 for half the requests per flop --
+//   6384x4000x5584 975 against ping-pong's 603. By
+//   bench/results/h100_fp8_fast_wide.md (shapes no rule was fitted on),
+//   1.11-1.38x ws_fp8 at 1.33-1.5x the rounds (3000x1536x7184 669 TFLOPS
+//   against 514, 4200x2000x3088 646 / 562); at 2x the rounds it loses to
+//   both 128x128 forms (6080x544x3600 381, ws_fp8 456, ping-pong 489;
+//   368x2416x2192 173 / 272 / 329). There, and with one row of tiles,
+//   ping-pong, faster than ws_fp8 on all fourteen such rows timed
+//   (1.02-1.21x).
 // - Else 128x256 tiles in 2-CTA clusters where their rounds of clusters,
 //   each round twice a 128x128 tile's work, cost no more than 1.2x the
 //   128x128 tiles' rounds: deep K leaves the epilogue little to hide
@@ -149,16 +153,26 @@ Sm90Costs sm90_costs(const GemmArgs& a, int sms) {
 // - Else ws_fp8 / ws_fp8.block: one row of tiles (M <= 128) would leave a
 //   wide cluster's second CTA idle (128x14336x4096: 403 against 479).
 // Ping-pong writes bf16 / fp16 only; fp32 output takes the next in line.
+//
+// Whether the 128x256 tiles in 2-CTA clusters fit: twice their rounds of
+// clusters (a round of them is twice a 128x128 round's work) at most
+// `tenths` / 10 of the 128x128 tiles' rounds, and two rows of tiles to
+// pair in a cluster.
+static bool wide_rounds_fit(const GemmArgs& a, int sms, int64_t tiles, int64_t tm, int tenths) {
+  const int64_t clusters = ceil_div(tm, 2) * ceil_div(a.N, 256) * a.batch;
+  const int64_t wide_rounds = ceil_div(clusters, std::max(sms / 2, 1)), square_rounds = ceil_div(tiles, sms);
+  return tm >= 2 && 2 * wide_rounds * 10 <= square_rounds * tenths;
+}
+
 static std::vector<const char*> sm90_fp8_fast_tiles(const GemmArgs& a, int sms, int64_t tiles, int64_t tm,
                                                     int64_t k_stages, bool few) {
   if (few && k_stages >= 64) return {"sm90.ws_fp8.dsmem", "sm90.ws_fp8"};
-  const int64_t clusters = ceil_div(tm, 2) * ceil_div(a.N, 256) * a.batch;
-  const int64_t wide_rounds = ceil_div(clusters, std::max(sms / 2, 1)), square_rounds = ceil_div(tiles, sms);
-  const char* cooperative = 2 * wide_rounds * 10 <= square_rounds * 12 ? "sm90.ws_fp8.wide" : "sm90.ws_fp8";
-  const bool whole_sectors = a.K % 32 == 0;
-  if (whole_sectors && ((a.K % 128 == 0 && a.K <= 8192) || a.K <= 2048))
-    return {"sm90.ws_fp8.pingpong", cooperative, "sm90.ws_fp8"};
-  if (!whole_sectors && tm >= 2) return {"sm90.ws_fp8.wide", "sm90.ws_fp8"};
+  if (a.K % 32 != 0) {
+    if (wide_rounds_fit(a, sms, tiles, tm, 15)) return {"sm90.ws_fp8.wide", "sm90.ws_fp8"};
+    return {"sm90.ws_fp8.pingpong", "sm90.ws_fp8"};
+  }
+  const char* cooperative = wide_rounds_fit(a, sms, tiles, tm, 12) ? "sm90.ws_fp8.wide" : "sm90.ws_fp8";
+  if ((a.K % 128 == 0 && a.K <= 8192) || a.K <= 2048) return {"sm90.ws_fp8.pingpong", cooperative, "sm90.ws_fp8"};
   return {cooperative, "sm90.ws_fp8"};
 }
 
@@ -167,8 +181,11 @@ static std::vector<const char*> sm90_fp8_fast_tiles(const GemmArgs& a, int sms, 
 // - Promotion of tensor / row-wise scales with fp32 sums (torch's
 //   use_fast_accum=False) overlapped with the next block's wgmmas (.overlap)
 //   on every shape timed: +1-8% on eight (4096^3 1055 TFLOPS against 991).
-//   The cluster split for few tiles and deep K keeps the block entries' rule
-//   (no shape timed reaches it).
+//   The cluster split (.promoted.dsmem) for fewer 128x128 tiles than half
+//   the SMs from 48 K stages of 128 (bench/results/h100_fp8_split_f32.md):
+//   at 32-33 stages .overlap is 1.07-1.18x it (64x4096x4096 122 against
+//   104, 1000x1008x4112 390 / 330), at 48 the split 1.08x (256x2048x6144
+//   326 / 301), at 112 1.18x (128x4096x14336 421 / 357).
 // - Block scales, by h100_fp8_block.md (H100, CUDA-graph time, the block
 //   scales loaded two blocks ahead with nothing reading them early): each
 //   block's sum waited on (ws_fp8.block) beats the overlapped form on all
@@ -197,9 +214,12 @@ static std::vector<const char*> sm90_fp8_fast_tiles(const GemmArgs& a, int sms, 
 //   against 480, 4096x4096x4112 984 / 601, 1200x2560x8208 852 / 530), also
 //   where their rounds of clusters fit worse than the square tiles'
 //   (3000x1536x7184 622 / 502, 5000x1024x3600 570 / 489); 3000x3008x1040
-//   380 / 387. Where rows are whole sectors the part-by-part wait costs what
-//   the wide tile saves (4096^3 1050 / 1057, 6144x5120x3072 846 / 905, deep
-//   K 4096x7168x16384 1135 / 1071): .overlap.
+//   380 / 387 -- up to 1.5x the square tiles' rounds, as the fast sums'
+//   rule; at 2x .overlap is 1.12-1.72x it (bench/results/h100_fp8_wide_fit.md:
+//   6080x544x3600 467 against 352, 368x2416x2192 276 / 160). Where rows are
+//   whole sectors the part-by-part wait costs what the wide tile saves
+//   (4096^3 1050 / 1057, 6144x5120x3072 846 / 905, deep K 4096x7168x16384
+//   1135 / 1071): .overlap.
 static std::vector<const char*> sm90_fp8_preference(const GemmArgs& a, int sms) {
   const int64_t tm = ceil_div(a.M, 128), tiles = tm * ceil_div(a.N, 128) * a.batch;
   const int64_t k_stages = ceil_div(a.K, 128);
@@ -211,8 +231,9 @@ static std::vector<const char*> sm90_fp8_preference(const GemmArgs& a, int sms) 
     return {"sm90.ws_fp8.block", "sm90.ws_fp8.block.overlap"};
   }
   if (a.accum == Accum::f32) {
-    if (few && k_stages >= 32) return {"sm90.ws_fp8.promoted.dsmem", "sm90.ws_fp8.promoted.overlap"};
-    if (a.K % 32 != 0) return {"sm90.ws_fp8.promoted.wide", "sm90.ws_fp8.promoted.overlap"};
+    if (few && k_stages >= 48) return {"sm90.ws_fp8.promoted.dsmem", "sm90.ws_fp8.promoted.overlap"};
+    if (a.K % 32 != 0 && wide_rounds_fit(a, sms, tiles, tm, 15))
+      return {"sm90.ws_fp8.promoted.wide", "sm90.ws_fp8.promoted.overlap"};
     return {"sm90.ws_fp8.promoted.overlap", "sm90.ws_fp8.promoted"};
   }
   std::vector<const char*> v;
