@@ -330,10 +330,11 @@ int main(int argc, char** argv) {
      << ", \"dirty\": " << json_str(dirty) << ", \"build_commit\": " << json_str(build)
      << ", \"rounds\": " << rounds << "},\n \"rows\": [";
   mdo << "# tcgemm's Ada family beside CUTLASS's mma.sync kernels\n\n"
-      << "- GPU: " << dev.name << " (" << dev.sm_count << " SMs), driver " << driver << ", CUDA runtime " << runtime
-      << ", nvcc " << __CUDACC_VER_MAJOR__ << "." << __CUDACC_VER_MINOR__ << ", CUTLASS " << CUTLASS_MAJOR << "."
-      << CUTLASS_MINOR << "." << CUTLASS_PATCH << "\n- commit " << commit << " (dirty: " << dirty << ")"
-      << (build_note.empty() ? "" : "; the binary is built from " + build_note) << "\n"
+      << "- GPU: " << dev.name << " (" << dev.sm_count << " SMs), CUDA driver " << driver / 1000 << "."
+      << driver % 1000 / 10 << ", CUDA runtime " << runtime / 1000 << "." << runtime % 1000 / 10 << ", nvcc "
+      << __CUDACC_VER_MAJOR__ << "." << __CUDACC_VER_MINOR__ << ", CUTLASS " << CUTLASS_MAJOR << "." << CUTLASS_MINOR
+      << "." << CUTLASS_PATCH << "\n- commit: " << commit << " (dirty: " << dirty << ")"
+      << (build_note.empty() ? "" : "; build commit: " + build_note) << "\n"
       << "- GPU time by events over chunks of calls, inputs rotated past 3x the L2, " << rounds
       << " alternating rounds, medians; ratio = CUTLASS's best / tcgemm's best (above 1: tcgemm faster); agree: "
          "relative Frobenius difference from the first CUTLASS kernel's output\n\n"
