@@ -1,6 +1,6 @@
 """FP8 entries side by side in CUDA-graph GPU time (bench/results/h200_fp8_entries_graph.md).
 
-  python bench/fp8_entries_graph.py [tuning|unseen|wide|block|fast_wide|wide_fit|split_f32]
+  python bench/fp8_entries_graph.py [tuning|unseen|wide|block|fast_wide|wide_fit|split_f32|part_lines|part_lines_check]
 
 Each entry's 10 calls (tcgemm.scaled_matmul with out=, bf16 output, x @ w.T) are captured in a CUDA
 graph; 5 replays of every entry in alternating order; the median per call. torch._scaled_mm with the
@@ -81,6 +81,20 @@ elif part == "split_f32":
     for s in [(16, 4096, 4096), (64, 4096, 4096), (128, 4096, 4096), (1000, 1008, 4112), (256, 2048, 6144),
               (64, 7168, 8192), (16, 4096, 8192), (128, 4096, 14336)]:
         case(*s, "tensor", False, ["auto", PD, PO], True)
+elif part == "part_lines":
+    # Rows whole sectors (K % 32 == 0) but not whole 128-byte lines (K % 128 != 0): every entry, both sums.
+    for s in [(3000, 2560, 2400), (5000, 4096, 3104), (2048, 6144, 4160), (6000, 3008, 2592), (1500, 5120, 5216),
+              (4096, 4096, 6208), (7000, 2000, 2336), (3500, 7168, 3680), (4000, 4000, 1376), (6000, 2048, 1632)]:
+        case(*s, "tensor", True, ["auto", "sm90.ws_fp8", "sm90.ws_fp8.mcast", "sm90.ws_fp8.wide",
+                                  "sm90.ws_fp8.pingpong"], True)
+        case(*s, "tensor", False, ["auto", PO, PW], True)
+elif part == "part_lines_check":
+    # The part-lines rules (ping-pong to K = 3072 with fast sums, .promoted.wide past it with fp32 sums) on
+    # shapes they were not fitted on.
+    for s in [(2500, 3504, 2208), (4500, 2496, 2848), (3300, 5008, 2976), (1800, 2800, 2720), (2600, 4608, 3424),
+              (5200, 3600, 4448), (1800, 6400, 5600), (3800, 3008, 7264)]:
+        case(*s, "tensor", True, ["auto", "sm90.ws_fp8.wide", "sm90.ws_fp8.pingpong"], True)
+        case(*s, "tensor", False, ["auto", PO, PW], True)
 elif part == "tuning":
     for s in [(4096, 4096, 4096), (4096, 7168, 16384), (8192, 8192, 4096), (2048, 2048, 8192)]:
         case(*s, "tensor", False, ["auto", P, PO, PW], True)
