@@ -1,6 +1,6 @@
 """FP8 entries side by side in CUDA-graph GPU time (bench/results/h200_fp8_entries_graph.md).
 
-  python bench/fp8_entries_graph.py [tuning|unseen|wide|block|fast_wide|wide_fit|split_f32|part_lines|part_lines_check]
+  python bench/fp8_entries_graph.py [tuning|unseen|wide|block|fast_wide|wide_fit|split_f32|part_lines|part_lines_check|part_lines_check2]
 
 Each entry's 10 calls (tcgemm.scaled_matmul with out=, bf16 output, x @ w.T) are captured in a CUDA
 graph; 5 replays of every entry in alternating order; the median per call. torch._scaled_mm with the
@@ -94,6 +94,13 @@ elif part == "part_lines_check":
     for s in [(2500, 3504, 2208), (4500, 2496, 2848), (3300, 5008, 2976), (1800, 2800, 2720), (2600, 4608, 3424),
               (5200, 3600, 4448), (1800, 6400, 5600), (3800, 3008, 7264)]:
         case(*s, "tensor", True, ["auto", "sm90.ws_fp8.wide", "sm90.ws_fp8.pingpong"], True)
+        case(*s, "tensor", False, ["auto", PO, PW], True)
+elif part == "part_lines_check2":
+    # The part-lines rules as they stand (ping-pong to K = 2816 and past it where the wide tiles do not fit,
+    # .promoted.wide past K = 2816 where they fit) on shapes no rule was fitted on.
+    for s in [(3200, 4400, 2464), (5600, 2800, 2656), (2200, 5408, 2912), (4200, 3600, 3232), (1200, 7200, 4000),
+              (2900, 2000, 6112), (6400, 5008, 2208), (900, 3600, 5344)]:
+        case(*s, "tensor", True, ["auto", "sm90.ws_fp8", "sm90.ws_fp8.wide", "sm90.ws_fp8.pingpong"], True)
         case(*s, "tensor", False, ["auto", PO, PW], True)
 elif part == "tuning":
     for s in [(4096, 4096, 4096), (4096, 7168, 16384), (8192, 8192, 4096), (2048, 2048, 8192)]:

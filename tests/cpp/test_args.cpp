@@ -367,8 +367,11 @@ int main() {
       CHECK(fp8_first(a, 2080, 2544, 1200) == "sm90.ws_fp8.wide");       // (the same)
       CHECK(fp8_first(a, 6080, 544, 3600) == "sm90.ws_fp8.pingpong");    // ... but 2 against 2: the square tiles
       CHECK(fp8_first(a, 368, 2416, 2192) == "sm90.ws_fp8.pingpong");    // 1 against 1
-      CHECK(fp8_first(a, 2080, 2544, 2080) == "sm90.ws_fp8.pingpong");   // part lines, K <= 3072
-      CHECK(fp8_first(a, 2080, 2544, 3104) == "sm90.ws_fp8");            // deeper: 2 wide rounds against 3 square
+      CHECK(fp8_first(a, 2080, 2544, 2080) == "sm90.ws_fp8.pingpong");   // part lines, K <= 2816
+      CHECK(fp8_first(a, 4500, 2496, 2848) == "sm90.ws_fp8.wide");       // deeper: the wide tiles where they fit
+      CHECK(fp8_first(a, 2080, 2544, 3104) == "sm90.ws_fp8.pingpong");   // 2 wide rounds against 3 square: ping-pong
+      CHECK(fp8_first(a, 2080, 2544, 3072) == "sm90.ws_fp8.pingpong");   // whole lines to K = 8192
+      CHECK(fp8_first(a, 2080, 2544, 8320) == "sm90.ws_fp8");            // whole lines, deeper, wide not fitting
       CHECK(fp8_first(a, 5000, 4096, 3104) == "sm90.ws_fp8.wide");       // 5 wide rounds against 9 square
       CHECK(fp8_first(a, 4096, 2128, 2256) == "sm90.ws_fp8.wide");       // 3 against 5
       CHECK(fp8_first(a, 128, 14336, 4096) == "sm90.ws_fp8.pingpong");
@@ -420,7 +423,8 @@ int main() {
       CHECK(fp8_first(exact, 3000, 1536, 7184) == "sm90.ws_fp8.promoted.wide");
       CHECK(fp8_first(exact, 1000, 3008, 5120) == "sm90.ws_fp8.promoted.overlap");  // whole lines
       CHECK(fp8_first(exact, 1500, 5120, 5216) == "sm90.ws_fp8.promoted.wide");     // part lines past K = 3072
-      CHECK(fp8_first(exact, 6000, 3008, 2592) == "sm90.ws_fp8.promoted.overlap");  // part lines, K <= 3072
+      CHECK(fp8_first(exact, 6000, 3008, 2592) == "sm90.ws_fp8.promoted.overlap");  // part lines, K <= 2816
+      CHECK(fp8_first(exact, 1800, 6400, 5600) == "sm90.ws_fp8.promoted.overlap");  // wide rounds 1.33x the square
       CHECK(fp8_first(exact, 16, 4096, 4112) == "sm90.ws_fp8.promoted.overlap");  // 33 stages, one row of tiles
       CHECK(fp8_first(exact, 16, 4096, 6160) == "sm90.ws_fp8.promoted.dsmem");    // 49 stages: the cluster split first
       CHECK(fp8_first(exact, 6080, 544, 3600) == "sm90.ws_fp8.promoted.overlap");  // wide rounds 2x the square ones

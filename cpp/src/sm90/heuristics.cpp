@@ -130,13 +130,16 @@ Sm90Costs sm90_costs(const GemmArgs& a, int sms) {
 //   23 against ping-pong's 29).
 // - Rows whose pitch is a multiple of 32 bytes (K % 32 == 0: no row starts
 //   inside a sector) and either a multiple of 128 (whole lines) with K up
-//   to 8192, or K up to 3072: ping-pong, whose epilogue runs under the other
-//   consumer's wgmmas -- the shorter K, the larger the epilogue's share:
-//   4096x4096x4096 1276 against ws_fp8.wide's 1154, 8192^3 1395 / 1341,
-//   6832x4384x416 469 / 277, 2080x2544x1184 542 / 361; on rows of part
-//   lines (K % 128 != 0) 1.08-1.20x the wide tiles at K = 2336-2592
-//   (7000x2000x2336 791 / 658), which win from K = 3104 (5000x4096x3104
-//   1011 / 891; bench/results/h100_fp8_part_lines.md).
+//   to 8192, or K up to 2816 (22 stages of 128): ping-pong, whose epilogue
+//   runs under the other consumer's wgmmas -- the shorter K, the larger the
+//   epilogue's share: 4096x4096x4096 1276 against ws_fp8.wide's 1154, 8192^3
+//   1395 / 1341, 6832x4384x416 469 / 277, 2080x2544x1184 542 / 361; on rows
+//   of part lines (K % 128 != 0) 1.07-1.42x the wide tiles up to K = 2720
+//   (7000x2000x2336 820 / 681, 1800x2800x2720 790 / 557), which win from
+//   K = 2848 (3300x5008x2976 988 / 887, 5000x4096x3104 1015 / 921;
+//   bench/results/h100_fp8_part_lines.md). On part lines where the wide
+//   tiles do not fit (below), ping-pong before ws_fp8 too (1800x6400x5600
+//   921 against 826; ahead of ws_fp8 on every part-lines row timed).
 // - Rows that start 16 bytes into a sector (K % 32 == 16), where the
 //   128x256 tiles' rounds of clusters cost at most 1.5x the 128x128 tiles'
 //   rounds (wide_rounds_fit): 128x256 tiles in 2-CTA clusters
@@ -174,9 +177,12 @@ static std::vector<const char*> sm90_fp8_fast_tiles(const GemmArgs& a, int sms, 
     if (wide_rounds_fit(a, sms, tiles, tm, 15)) return {"sm90.ws_fp8.wide", "sm90.ws_fp8"};
     return {"sm90.ws_fp8.pingpong", "sm90.ws_fp8"};
   }
-  const char* cooperative = wide_rounds_fit(a, sms, tiles, tm, 12) ? "sm90.ws_fp8.wide" : "sm90.ws_fp8";
-  if ((a.K % 128 == 0 && a.K <= 8192) || a.K <= 3072) return {"sm90.ws_fp8.pingpong", cooperative, "sm90.ws_fp8"};
-  return {cooperative, "sm90.ws_fp8"};
+  const bool wide = wide_rounds_fit(a, sms, tiles, tm, 12);
+  if ((a.K % 128 == 0 && a.K <= 8192) || a.K <= 2816)
+    return {"sm90.ws_fp8.pingpong", wide ? "sm90.ws_fp8.wide" : "sm90.ws_fp8", "sm90.ws_fp8"};
+  if (wide) return {"sm90.ws_fp8.wide", "sm90.ws_fp8"};
+  if (a.K % 128 != 0) return {"sm90.ws_fp8.pingpong", "sm90.ws_fp8"};
+  return {"sm90.ws_fp8", "sm90.ws_fp8.pingpong"};
 }
 
 // The promoting entries and the decode swap, by their figures on an H200
@@ -220,9 +226,11 @@ static std::vector<const char*> sm90_fp8_fast_tiles(const GemmArgs& a, int sms, 
 //   380 / 387 -- up to 1.5x the square tiles' rounds, as the fast sums'
 //   rule; at 2x .overlap is 1.12-1.72x it (bench/results/h100_fp8_wide_fit.md:
 //   6080x544x3600 467 against 352, 368x2416x2192 276 / 160). On rows of
-//   part lines (K % 128 != 0, whole sectors) past K = 3072 too: 1.00-1.15x
-//   .overlap on five shapes (1500x5120x5216 924 / 801, 5000x4096x3104 866 /
-//   780), and 0.97-1.06x at K = 2336-2592 (bench/results/h100_fp8_part_lines.md).
+//   part lines (K % 128 != 0, whole sectors) past K = 2816 too, where the
+//   wide rounds cost at most 1.2x the square ones: 1.01-1.21x .overlap on
+//   ten shapes (1500x5120x5216 977 / 807, 3800x3008x7264 984 / 828), 0.90x
+//   at 1.33x the rounds (1800x6400x5600 747 / 827), 0.79-1.02x at K =
+//   2208-2720 (bench/results/h100_fp8_part_lines.md).
 //   Where rows are whole lines the part-by-part wait costs what the wide
 //   tile saves (4096^3 1050 / 1057, 6144x5120x3072 846 / 905, deep K
 //   4096x7168x16384 1135 / 1071): .overlap.
@@ -238,8 +246,9 @@ static std::vector<const char*> sm90_fp8_preference(const GemmArgs& a, int sms) 
   }
   if (a.accum == Accum::f32) {
     if (few && k_stages >= 48) return {"sm90.ws_fp8.promoted.dsmem", "sm90.ws_fp8.promoted.overlap"};
-    const bool part_lines = a.K % 32 != 0 || (a.K % 128 != 0 && a.K > 3072);
-    if (part_lines && wide_rounds_fit(a, sms, tiles, tm, 15))
+    if (a.K % 32 != 0 && wide_rounds_fit(a, sms, tiles, tm, 15))
+      return {"sm90.ws_fp8.promoted.wide", "sm90.ws_fp8.promoted.overlap"};
+    if (a.K % 128 != 0 && a.K > 2816 && wide_rounds_fit(a, sms, tiles, tm, 12))
       return {"sm90.ws_fp8.promoted.wide", "sm90.ws_fp8.promoted.overlap"};
     return {"sm90.ws_fp8.promoted.overlap", "sm90.ws_fp8.promoted"};
   }
