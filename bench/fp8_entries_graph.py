@@ -1,6 +1,6 @@
 """FP8 entries side by side in CUDA-graph GPU time (bench/results/h200_fp8_entries_graph.md).
 
-  python bench/fp8_entries_graph.py [tuning|unseen|wide|block|fast_wide|wide_fit|split_f32|part_lines|part_lines_check|part_lines_check2]
+  python bench/fp8_entries_graph.py [tuning|unseen|wide|block|fast_wide|wide_fit|split_f32|part_lines|part_lines_check|part_lines_check2|decode_f32]
 
 Each entry's 10 calls (tcgemm.scaled_matmul with out=, bf16 output, x @ w.T) are captured in a CUDA
 graph; 5 replays of every entry in alternating order; the median per call. torch._scaled_mm with the
@@ -102,6 +102,13 @@ elif part == "part_lines_check2":
               (2900, 2000, 6112), (6400, 5008, 2208), (900, 3600, 5344)]:
         case(*s, "tensor", True, ["auto", "sm90.ws_fp8", "sm90.ws_fp8.wide", "sm90.ws_fp8.pingpong"], True)
         case(*s, "tensor", False, ["auto", PO, PW], True)
+elif part == "decode_f32":
+    # fp32 sums at decode (use_fast_accum=False, torch's default): the promoted swap beside the 128x128
+    # entries, tensor and row-wise scales; what auto's fp32-sum rule for M <= 64 (and 65-128) rests on.
+    for s in [(1, 4096, 4096), (16, 4096, 4096), (64, 4096, 4096), (128, 4096, 4096), (16, 14336, 4096),
+              (16, 4096, 14336), (64, 7168, 16384), (32, 28672, 8192)]:
+        for mode in ("tensor", "rowwise"):
+            case(*s, mode, False, ["auto", "sm90.ws_fp8.promoted.swap", PO, PD], True)
 elif part == "tuning":
     for s in [(4096, 4096, 4096), (4096, 7168, 16384), (8192, 8192, 4096), (2048, 2048, 8192)]:
         case(*s, "tensor", False, ["auto", P, PO, PW], True)

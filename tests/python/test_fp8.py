@@ -132,6 +132,7 @@ def test_fp8_entries_in_the_registry():
                                       ("sm90.ws_fp8.block.dsmem", "scale_block", (128, 128, 128), all3),
                                       ("sm90.ws_fp8.promoted", "scale_rowwise", (128, 128, 128), all3),
                                       ("sm90.ws_fp8.promoted.dsmem", "scale_rowwise", (128, 128, 128), all3),
+                                      ("sm90.ws_fp8.promoted.swap", "scale_rowwise", (128, 64, 128), half),
                                       ("sm90.ws_fp8.promoted.overlap", "scale_rowwise", (128, 128, 128), all3),
                                       ("sm90.ws_fp8.block.overlap", "scale_block", (128, 128, 128), all3),
                                       ("sm90.ws_fp8.promoted.wide", "scale_rowwise", (128, 256, 128), all3),

@@ -41,6 +41,7 @@ Status launch_ws_fp8_wide(const GemmArgs& a);    // ws_fp8_wide.cu
 Status launch_ws_fp8_dsmem(const GemmArgs& a);        // ws_fp8_dsmem.cu
 Status launch_ws_fp8_pingpong(const GemmArgs& a);     // ws_fp8_pingpong.cu
 Status launch_ws_fp8_swap(const GemmArgs& a);         // ws_fp8_swap.cu
+Status launch_ws_fp8_promoted_swap(const GemmArgs& a);  // ws_fp8_promoted_swap.cu
 Status launch_ws_fp8_block_dsmem(const GemmArgs& a);  // ws_fp8_block_dsmem.cu
 Status launch_ws_fp8_promoted(const GemmArgs& a);        // ws_fp8_promoted.cu
 Status launch_ws_fp8_promoted_dsmem(const GemmArgs& a);  // ws_fp8_promoted_dsmem.cu

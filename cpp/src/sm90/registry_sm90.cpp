@@ -138,6 +138,11 @@ std::vector<KernelInfo> sm90_kernels() {
       {"sm90.ws_fp8.promoted.dsmem", "sm90", "ws_fp8.dsmem with fp32 accumulation (each slice promoted as it goes)",
        90, fp8, bit(Layout::TN), promoted, 128, 128, 128, 5, TCGEMM_FN(launch_ws_fp8_promoted_dsmem), sass,
        kEpilogue | kScaledTensor | kScaledRow, nullptr, fp8_out},
+      {"sm90.ws_fp8.promoted.swap", "sm90",
+       "ws_fp8.swap with fp32 accumulation (use_fast_accum=False): each slice's 128-K blocks promoted into fp32 "
+       "registers as it goes; tensor/row-wise scales, bf16/fp16 out",
+       90, fp8, bit(Layout::TN), promoted, 128, 64, 128, 8, TCGEMM_FN(launch_ws_fp8_promoted_swap), sass,
+       kEpilogue | kScaledTensor | kScaledRow, nullptr, bit(DType::bf16) | bit(DType::f16)},
       {"sm90.ws_fp8.promoted.overlap", "sm90",
        "ws_fp8.promoted with the promotion under the consumer's own wgmmas: two fresh sums take turns, a block's "
        "added while the next block's wgmmas run",

@@ -22,14 +22,18 @@ namespace tcgemm::sm90 {
 // kSchedule: Schedule::split_k (the partials) or Schedule::cluster_split.
 // kFp8: the kernel's FP8 pair (its A is the weight, the caller's B), with
 // tensor / row-wise scales (ws_fp8_swap.cu); none for 16-bit operands.
-template <int BN, int STAGES, Schedule kSchedule, int kConsumers = 2, Fp8 kFp8 = Fp8::none>
+// kPromotion: FP8 wgmma's own sums (none) or fp32 ones, each 128-K block
+// promoted and waited on (per_block, ws_fp8_promoted_swap.cu).
+template <int BN, int STAGES, Schedule kSchedule, int kConsumers = 2, Fp8 kFp8 = Fp8::none,
+          Promotion kPromotion = Promotion::none>
 using SwapAB = WsTraits<WsConfig{.tile_n = BN,
                                  .stages = STAGES,
                                  .consumers = kConsumers,
                                  .schedule = kSchedule,
                                  .operands = Operands::swapped,
                                  .fp8 = kFp8,
-                                 .scaling = kFp8 == Fp8::none ? Scaling::none : Scaling::epilogue}>;
+                                 .scaling = kFp8 == Fp8::none ? Scaling::none : Scaling::epilogue,
+                                 .promotion = kPromotion}>;
 
 // NN (x @ w with w stored K x N): the swapped A is the weight MN-major
 // (the mainloop reads it as NN reads B, with wgmma's transpose-A); the
@@ -43,15 +47,15 @@ using SwapAB = WsTraits<WsConfig{.tile_n = BN,
 // up to 64, and wider x runs n64 tiles side by side.
 // An FP8 stage (128 k of one byte) is as many bytes as a 16-bit one, so the
 // same stage counts fit.
-template <Schedule kSchedule, int kConsumers, Fp8 kFp8 = Fp8::none, class F>
+template <Schedule kSchedule, int kConsumers, Fp8 kFp8 = Fp8::none, Promotion kP = Promotion::none, class F>
 Status swap_by_width(const GemmArgs& a, F&& f) {
   constexpr int kMore = kConsumers == 1 ? 16 : 10;
-  if (a.M <= 16) return f(SwapAB<16, kMore, kSchedule, kConsumers, kFp8>{});
-  if (a.M <= 32) return f(SwapAB<32, kMore, kSchedule, kConsumers, kFp8>{});
+  if (a.M <= 16) return f(SwapAB<16, kMore, kSchedule, kConsumers, kFp8, kP>{});
+  if (a.M <= 32) return f(SwapAB<32, kMore, kSchedule, kConsumers, kFp8, kP>{});
   if constexpr (kSchedule == Schedule::cluster_split) {
-    if (a.M > 64) return f(SwapAB<128, kConsumers == 1 ? 7 : 4, kSchedule, kConsumers, kFp8>{});
+    if (a.M > 64) return f(SwapAB<128, kConsumers == 1 ? 7 : 4, kSchedule, kConsumers, kFp8, kP>{});
   }
-  return f(SwapAB<64, kConsumers == 1 ? 12 : 8, kSchedule, kConsumers, kFp8>{});
+  return f(SwapAB<64, kConsumers == 1 ? 12 : 8, kSchedule, kConsumers, kFp8, kP>{});
 }
 
 // The weight's tile height for the cluster split (sched::cluster_split_tile_rows):
@@ -69,15 +73,15 @@ inline Status swap_consumers(const GemmArgs& a, int* consumers) {
   return Status::Ok();
 }
 
-template <Schedule kSchedule, int kConsumers, Fp8 kFp8 = Fp8::none, class F>
+template <Schedule kSchedule, int kConsumers, Fp8 kFp8 = Fp8::none, Promotion kP = Promotion::none, class F>
 Status swap_dispatch(const GemmArgs& a, F&& f) {
   if constexpr (kConsumers == 0) {
     int consumers = 2;
     TCGEMM_TRY(swap_consumers(a, &consumers));
-    if (consumers == 1) return swap_by_width<kSchedule, 1, kFp8>(a, f);
-    return swap_by_width<kSchedule, 2, kFp8>(a, f);
+    if (consumers == 1) return swap_by_width<kSchedule, 1, kFp8, kP>(a, f);
+    return swap_by_width<kSchedule, 2, kFp8, kP>(a, f);
   } else {
-    return swap_by_width<kSchedule, kConsumers, kFp8>(a, f);
+    return swap_by_width<kSchedule, kConsumers, kFp8, kP>(a, f);
   }
 }
 

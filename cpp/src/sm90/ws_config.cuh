@@ -190,14 +190,14 @@ struct WsTraits {
   // (overlapped: two). At n128 that is 2-3 x 64 fp32 registers a thread; a
   // whole-width fresh sum at n256 would make 256, past 232, so a 256-wide
   // tile is summed afresh one 128-column part at a time (FRESH_N): 128 + 64,
-  // and each part is one 128-column block of B's block scales.
-  static constexpr int FRESH_N = 128;
+  // and each part is one 128-column block of B's block scales. The swap's
+  // narrow tiles (x's rows, n16-n128) are one part of their own width.
+  static constexpr int FRESH_N = BN < kScaleBlockSize ? BN : kScaleBlockSize;
   static constexpr int FRESH_PARTS = PROMOTED ? BN / FRESH_N : 1;
-  static_assert(FRESH_N == kScaleBlockSize, "a fresh part is one column block of B's block scales");
   static_assert(!BLOCK_SCALES || BN % kScaleBlockSize == 0, "block scales: a tile is whole 128-column blocks of B's scales");
-  static_assert(!PROMOTED || (FP8 && (BN == 128 || (BN == 256 && !OVERLAPPED)) && !PINGPONG && !SWAP_AB),
-                "promotion: FP8, cooperative consumers, operands as given, 128-wide tiles or 256-wide ones "
-                "promoted part by part (not overlapped: two parts' fresh sums would make 256 registers)");
+  static_assert(!PROMOTED || (FP8 && (BN == 128 || (BN == 256 && !OVERLAPPED) || (SWAP_AB && !OVERLAPPED)) && !PINGPONG),
+                "promotion: FP8, cooperative consumers, 128-wide tiles, 256-wide ones promoted part by part (not "
+                "overlapped: two parts' fresh sums would make 256 registers) or the swap's n16-n128, waited on");
   // (The waiting and the wide forms with the scale warp ran slower than with
   // the consumers' loads, bench/results/h100_fp8_scale_warp.md: only the
   // overlapped form reads its scales so.)

@@ -8,7 +8,6 @@
 // (swap_ab): x's row scales are D^T's column scales. bf16 / fp16 output
 // (the transposed store packs 16-bit pairs); tensor and row-wise scales (a
 // block scale's factor would vary along x's rows, the swapped columns).
-// Not run yet: compiled and SASS-checked (tests/python/test_sass.py).
 #include "sm90/swap.cuh"
 
 #include <type_traits>
