@@ -14,6 +14,8 @@
 // per SM: decode is a stream of the weight (64-row tiles: 8 KB of weight,
 // 12-16 stages, 120-190 KB).
 #pragma once
+#include <type_traits>
+
 #include "sm90/launch.h"
 #include "sm90/launch_ws.cuh"
 
@@ -90,6 +92,22 @@ template <Schedule kSchedule, int kConsumers = 2>
 Status launch_swap(const GemmArgs& a) {
   return swap_dispatch<kSchedule, kConsumers>(
       a, [&](auto cfg) { return launch_ws_layout<decltype(cfg), Layout::TN>(a); });
+}
+
+// The FP8 swaps (ws_fp8_swap.cu, ws_fp8_promoted_swap.cu): the cluster split
+// with tensor / row-wise scales, the kernel's pair chosen from the
+// arguments' -- its A is the weight (the caller's B), its B x -- and its
+// sums by kP (FP8 wgmma's own, or promoted every 128-K block).
+template <Promotion kP>
+Status launch_fp8_swap(const GemmArgs& a) {
+  TCGEMM_TRY(check_scaled_launch(a, false, kP != Promotion::none));
+  auto launch = [&](auto pair) {
+    return swap_dispatch<Schedule::cluster_split, 0, decltype(pair)::value, kP>(
+        a, [&](auto cfg) { return launch_ws_scaled_out<decltype(cfg)>(a); });
+  };
+  if (a.b_type() == DType::e5m2) return launch(std::integral_constant<Fp8, Fp8::e5m2_e4m3>{});
+  if (a.dtype == DType::e5m2) return launch(std::integral_constant<Fp8, Fp8::e4m3_e5m2>{});
+  return launch(std::integral_constant<Fp8, Fp8::e4m3_e4m3>{});
 }
 
 // The partials' workspace (the cluster split needs none).

@@ -10,20 +10,8 @@
 // block scale's factor would vary along x's rows, the swapped columns).
 #include "sm90/swap.cuh"
 
-#include <type_traits>
-
 namespace tcgemm::sm90 {
 
-Status launch_ws_fp8_swap(const GemmArgs& a) {
-  TCGEMM_TRY(check_scaled_launch(a, false, false));
-  // The kernel's pair: its A is the weight (the caller's B), its B x.
-  auto launch = [&](auto pair) {
-    return swap_dispatch<Schedule::cluster_split, 0, decltype(pair)::value>(
-        a, [&](auto cfg) { return launch_ws_scaled_out<decltype(cfg)>(a); });
-  };
-  if (a.b_type() == DType::e5m2) return launch(std::integral_constant<Fp8, Fp8::e5m2_e4m3>{});
-  if (a.dtype == DType::e5m2) return launch(std::integral_constant<Fp8, Fp8::e4m3_e5m2>{});
-  return launch(std::integral_constant<Fp8, Fp8::e4m3_e4m3>{});
-}
+Status launch_ws_fp8_swap(const GemmArgs& a) { return launch_fp8_swap<Promotion::none>(a); }
 
 }  // namespace tcgemm::sm90
