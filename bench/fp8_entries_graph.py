@@ -1,6 +1,6 @@
 """FP8 entries side by side in CUDA-graph GPU time (bench/results/h200_fp8_entries_graph.md).
 
-  python bench/fp8_entries_graph.py [tuning|unseen|wide|block|fast_wide|wide_fit|split_f32|part_lines|part_lines_check|part_lines_check2|decode_f32]
+  python bench/fp8_entries_graph.py [PART]   (PARTS below; default tuning)
 
 Each entry's 10 calls (tcgemm.scaled_matmul with out=, bf16 output, x @ w.T) are captured in a CUDA
 graph; 5 replays of every entry in alternating order; the median per call. torch._scaled_mm with the
@@ -48,80 +48,78 @@ def block_case(M, N, K):
           flush=True)
 P, PO, PD = "sm90.ws_fp8.promoted", "sm90.ws_fp8.promoted.overlap", "sm90.ws_fp8.promoted.dsmem"
 PW, B, BO, BW = "sm90.ws_fp8.promoted.wide", "sm90.ws_fp8.block", "sm90.ws_fp8.block.overlap", "sm90.ws_fp8.block.wide"
+FAST = ["auto", "sm90.ws_fp8", "sm90.ws_fp8.wide", "sm90.ws_fp8.pingpong"]
+# Each part: why it exists (the rule it answers), then its runs: (shapes, what each shape runs) with
+# ("block",) for block_case, or (mode, fast sums, entries, _scaled_mm beside them).
+PARTS = {
+    "block": ("The block-scale entries: tuning shapes first, then shapes no block rule was fitted on.",
+              [([(4096, 7168, 16384), (4096, 4096, 4096), (2048, 7168, 4096), (512, 7168, 16384), (6144, 5120, 3072),
+                 (1000, 3008, 5120), (3000, 1536, 7168), (2304, 6144, 2944), (7168, 2048, 9984)], [("block",)])]),
+    "wide": ("auto's .promoted.wide rule (rows 16 bytes into a sector, K % 32 == 16) on shapes it was not fitted on.",
+             [([(2000, 5008, 3088), (4096, 4096, 4112), (1536, 6144, 6160), (3000, 3008, 1040), (800, 7008, 2064),
+                (3000, 1536, 7184), (2200, 3840, 4112), (1200, 2560, 8208), (640, 8192, 2576), (5000, 1024, 3600),
+                (3000, 4000, 528), (6000, 6016, 2096)], [("tensor", False, ["auto", PO, PW], True)]),
+              ([(2000, 5008, 3088), (1536, 6144, 6160)], [("rowwise", False, ["auto", PO, PW], True)])]),
+    "fast_wide": ("FP8 wgmma's own sums on rows 16 bytes into a sector (K % 32 == 16) where the 128x256 tiles' "
+                  "rounds of clusters cost more than 1.2x the 128x128 tiles' rounds.",
+                  [([(2400, 2400, 4112), (1800, 3312, 5200), (4200, 2000, 3088), (3600, 2208, 6160), (6000, 1008, 4112),
+                     (3000, 1536, 7184), (800, 7008, 2064), (5000, 1024, 3600)], [("tensor", True, FAST, True)])]),
+    "wide_fit": ("Rows 16 bytes into a sector where the 128x256 tiles' rounds of clusters cost 1.33-2x the "
+                 "128x128 tiles' rounds: where the wide tile stops paying, both sums.",
+                 [([(6080, 544, 3600), (368, 2416, 2192), (1000, 1008, 4112), (2000, 800, 5200), (3000, 640, 3088),
+                    (4400, 1200, 2576)], [("tensor", True, FAST, True), ("tensor", False, ["auto", PO, PW], True)])]),
+    "split_f32": ("fp32 sums, fewer 128x128 tiles than half the SMs, 32-63 K stages of 128: the cluster split "
+                  "(.promoted.dsmem) beside the unsplit .overlap; 64 stages and more for contrast.",
+                  [([(16, 4096, 4096), (64, 4096, 4096), (128, 4096, 4096), (1000, 1008, 4112), (256, 2048, 6144),
+                     (64, 7168, 8192), (16, 4096, 8192), (128, 4096, 14336)], [("tensor", False, ["auto", PD, PO], True)])]),
+    "part_lines": ("Rows whole sectors (K % 32 == 0) but not whole 128-byte lines (K % 128 != 0): every entry, "
+                   "both sums.",
+                   [([(3000, 2560, 2400), (5000, 4096, 3104), (2048, 6144, 4160), (6000, 3008, 2592), (1500, 5120, 5216),
+                      (4096, 4096, 6208), (7000, 2000, 2336), (3500, 7168, 3680), (4000, 4000, 1376), (6000, 2048, 1632)],
+                     [("tensor", True, ["auto", "sm90.ws_fp8", "sm90.ws_fp8.mcast", "sm90.ws_fp8.wide",
+                                        "sm90.ws_fp8.pingpong"], True), ("tensor", False, ["auto", PO, PW], True)])]),
+    "part_lines_check": ("The part-lines rules' first form (ping-pong to K = 3072 with fast sums, .promoted.wide "
+                         "past it with fp32 sums) on shapes they were not fitted on.",
+                         [([(2500, 3504, 2208), (4500, 2496, 2848), (3300, 5008, 2976), (1800, 2800, 2720),
+                            (2600, 4608, 3424), (5200, 3600, 4448), (1800, 6400, 5600), (3800, 3008, 7264)],
+                           [("tensor", True, ["auto", "sm90.ws_fp8.wide", "sm90.ws_fp8.pingpong"], True),
+                            ("tensor", False, ["auto", PO, PW], True)])]),
+    "part_lines_check2": ("The part-lines rules as they stand (ping-pong to K = 2816 and past it where the wide "
+                          "tiles do not fit, .promoted.wide past K = 2816 where they fit) on shapes no rule was "
+                          "fitted on.",
+                          [([(3200, 4400, 2464), (5600, 2800, 2656), (2200, 5408, 2912), (4200, 3600, 3232),
+                             (1200, 7200, 4000), (2900, 2000, 6112), (6400, 5008, 2208), (900, 3600, 5344)],
+                            [("tensor", True, FAST, True), ("tensor", False, ["auto", PO, PW], True)])]),
+    "decode_f32": ("fp32 sums at decode (use_fast_accum=False, torch's default): the promoted swap beside the "
+                   "128x128 entries, tensor and row-wise scales; what auto's fp32-sum rule for M <= 64 (and "
+                   "65-128) rests on.",
+                   [([(1, 4096, 4096), (16, 4096, 4096), (64, 4096, 4096), (128, 4096, 4096), (16, 14336, 4096),
+                      (16, 4096, 14336), (64, 7168, 16384), (32, 28672, 8192)],
+                     [(mode, False, ["auto", "sm90.ws_fp8.promoted.swap", PO, PD], True)
+                      for mode in ("tensor", "rowwise")])]),
+    "tuning": ("The shapes the promoting, block and swap rules were tuned on.",
+               [([(4096, 4096, 4096), (4096, 7168, 16384), (8192, 8192, 4096), (2048, 2048, 8192)],
+                 [("tensor", False, ["auto", P, PO, PW], True)]),
+                ([(4096, 7168, 16384), (4096, 4096, 4096), (2048, 7168, 4096)],
+                 [("block", False, ["auto", B, BO, BW], False)]),
+                ([(16, 7168, 16384), (64, 7168, 16384), (16, 4096, 4096), (128, 4096, 4096)],
+                 [("rowwise", True, ["auto", "sm90.ws_fp8.swap"], True)])]),
+    "unseen": ("Shapes none of those rules was tuned on.",
+               [([(1000, 3008, 5008), (3000, 1536, 7168), (512, 7168, 16384), (6144, 5120, 3072)],
+                 [("tensor", False, ["auto", P, PO, PD, PW], True)]),
+                ([(1000, 3008, 5120), (512, 7168, 16384), (6144, 5120, 3072)],
+                 [("block", False, ["auto", B, BO, "sm90.ws_fp8.block.dsmem", BW], False)]),
+                ([(1, 7168, 16384), (32, 8192, 8192), (100, 14336, 4096), (128, 7168, 16384), (48, 1008, 4112)],
+                 [("rowwise", True, ["auto", "sm90.ws_fp8.swap"], True)]),
+                ([(8, 4096, 14336), (64, 28672, 4096)], [("tensor", True, ["auto", "sm90.ws_fp8.swap"], True)])]),
+}
 part = (sys.argv[1:] or ["tuning"])[0]
-if part == "block":
-    # Tuning shapes first, then shapes no block rule was fitted on.
-    for s in [(4096, 7168, 16384), (4096, 4096, 4096), (2048, 7168, 4096), (512, 7168, 16384), (6144, 5120, 3072),
-              (1000, 3008, 5120), (3000, 1536, 7168), (2304, 6144, 2944), (7168, 2048, 9984)]:
-        block_case(*s)
-elif part == "wide":
-    # auto's .promoted.wide rule (rows 16 bytes into a sector, K % 32 == 16) on shapes it was not fitted on.
-    for s in [(2000, 5008, 3088), (4096, 4096, 4112), (1536, 6144, 6160), (3000, 3008, 1040), (800, 7008, 2064),
-              (3000, 1536, 7184), (2200, 3840, 4112), (1200, 2560, 8208), (640, 8192, 2576), (5000, 1024, 3600),
-              (3000, 4000, 528), (6000, 6016, 2096)]:
-        case(*s, "tensor", False, ["auto", PO, PW], True)
-    for s in [(2000, 5008, 3088), (1536, 6144, 6160)]:
-        case(*s, "rowwise", False, ["auto", PO, PW], True)
-elif part == "fast_wide":
-    # FP8 wgmma's own sums on rows 16 bytes into a sector (K % 32 == 16) where the 128x256 tiles' rounds of
-    # clusters cost more than 1.2x the 128x128 tiles' rounds (sm90_fp8_fast_tiles' rule then takes ws_fp8).
-    for s in [(2400, 2400, 4112), (1800, 3312, 5200), (4200, 2000, 3088), (3600, 2208, 6160), (6000, 1008, 4112),
-              (3000, 1536, 7184), (800, 7008, 2064), (5000, 1024, 3600)]:
-        case(*s, "tensor", True, ["auto", "sm90.ws_fp8", "sm90.ws_fp8.wide", "sm90.ws_fp8.pingpong"], True)
-elif part == "wide_fit":
-    # Rows 16 bytes into a sector where the 128x256 tiles' rounds of clusters cost 1.33-2x the 128x128
-    # tiles' rounds (2 x wide rounds / square rounds): where the wide tile stops paying, both sums.
-    for s in [(6080, 544, 3600), (368, 2416, 2192), (1000, 1008, 4112), (2000, 800, 5200), (3000, 640, 3088),
-              (4400, 1200, 2576)]:
-        case(*s, "tensor", True, ["auto", "sm90.ws_fp8", "sm90.ws_fp8.wide", "sm90.ws_fp8.pingpong"], True)
-        case(*s, "tensor", False, ["auto", PO, PW], True)
-elif part == "split_f32":
-    # fp32 sums, fewer 128x128 tiles than half the SMs, 32-63 K stages of 128: the cluster split
-    # (.promoted.dsmem) beside the unsplit .overlap; 64 stages and more for contrast.
-    for s in [(16, 4096, 4096), (64, 4096, 4096), (128, 4096, 4096), (1000, 1008, 4112), (256, 2048, 6144),
-              (64, 7168, 8192), (16, 4096, 8192), (128, 4096, 14336)]:
-        case(*s, "tensor", False, ["auto", PD, PO], True)
-elif part == "part_lines":
-    # Rows whole sectors (K % 32 == 0) but not whole 128-byte lines (K % 128 != 0): every entry, both sums.
-    for s in [(3000, 2560, 2400), (5000, 4096, 3104), (2048, 6144, 4160), (6000, 3008, 2592), (1500, 5120, 5216),
-              (4096, 4096, 6208), (7000, 2000, 2336), (3500, 7168, 3680), (4000, 4000, 1376), (6000, 2048, 1632)]:
-        case(*s, "tensor", True, ["auto", "sm90.ws_fp8", "sm90.ws_fp8.mcast", "sm90.ws_fp8.wide",
-                                  "sm90.ws_fp8.pingpong"], True)
-        case(*s, "tensor", False, ["auto", PO, PW], True)
-elif part == "part_lines_check":
-    # The part-lines rules (ping-pong to K = 3072 with fast sums, .promoted.wide past it with fp32 sums) on
-    # shapes they were not fitted on.
-    for s in [(2500, 3504, 2208), (4500, 2496, 2848), (3300, 5008, 2976), (1800, 2800, 2720), (2600, 4608, 3424),
-              (5200, 3600, 4448), (1800, 6400, 5600), (3800, 3008, 7264)]:
-        case(*s, "tensor", True, ["auto", "sm90.ws_fp8.wide", "sm90.ws_fp8.pingpong"], True)
-        case(*s, "tensor", False, ["auto", PO, PW], True)
-elif part == "part_lines_check2":
-    # The part-lines rules as they stand (ping-pong to K = 2816 and past it where the wide tiles do not fit,
-    # .promoted.wide past K = 2816 where they fit) on shapes no rule was fitted on.
-    for s in [(3200, 4400, 2464), (5600, 2800, 2656), (2200, 5408, 2912), (4200, 3600, 3232), (1200, 7200, 4000),
-              (2900, 2000, 6112), (6400, 5008, 2208), (900, 3600, 5344)]:
-        case(*s, "tensor", True, ["auto", "sm90.ws_fp8", "sm90.ws_fp8.wide", "sm90.ws_fp8.pingpong"], True)
-        case(*s, "tensor", False, ["auto", PO, PW], True)
-elif part == "decode_f32":
-    # fp32 sums at decode (use_fast_accum=False, torch's default): the promoted swap beside the 128x128
-    # entries, tensor and row-wise scales; what auto's fp32-sum rule for M <= 64 (and 65-128) rests on.
-    for s in [(1, 4096, 4096), (16, 4096, 4096), (64, 4096, 4096), (128, 4096, 4096), (16, 14336, 4096),
-              (16, 4096, 14336), (64, 7168, 16384), (32, 28672, 8192)]:
-        for mode in ("tensor", "rowwise"):
-            case(*s, mode, False, ["auto", "sm90.ws_fp8.promoted.swap", PO, PD], True)
-elif part == "tuning":
-    for s in [(4096, 4096, 4096), (4096, 7168, 16384), (8192, 8192, 4096), (2048, 2048, 8192)]:
-        case(*s, "tensor", False, ["auto", P, PO, PW], True)
-    for s in [(4096, 7168, 16384), (4096, 4096, 4096), (2048, 7168, 4096)]:
-        case(*s, "block", False, ["auto", B, BO, BW], False)
-    for s in [(16, 7168, 16384), (64, 7168, 16384), (16, 4096, 4096), (128, 4096, 4096)]:
-        case(*s, "rowwise", True, ["auto", "sm90.ws_fp8.swap"], True)
-else:
-    for s in [(1000, 3008, 5008), (3000, 1536, 7168), (512, 7168, 16384), (6144, 5120, 3072)]:
-        case(*s, "tensor", False, ["auto", P, PO, PD, PW], True)
-    for s in [(1000, 3008, 5120), (512, 7168, 16384), (6144, 5120, 3072)]:
-        case(*s, "block", False, ["auto", B, BO, "sm90.ws_fp8.block.dsmem", BW], False)
-    for s in [(1, 7168, 16384), (32, 8192, 8192), (100, 14336, 4096), (128, 7168, 16384), (48, 1008, 4112)]:
-        case(*s, "rowwise", True, ["auto", "sm90.ws_fp8.swap"], True)
-    for s in [(8, 4096, 14336), (64, 28672, 4096)]:
-        case(*s, "tensor", True, ["auto", "sm90.ws_fp8.swap"], True)
+if part not in PARTS:
+    sys.exit(f"fp8_entries_graph.py: no part {part!r}; parts: {', '.join(PARTS)}")
+for shapes, runs in PARTS[part][1]:
+    for s in shapes:
+        for run in runs:
+            if run == ("block",):
+                block_case(*s)
+            else:
+                case(*s, *run)
