@@ -21,6 +21,7 @@ namespace tcgemm::sm89 {
 #define TCGEMM_LADDER_IN_4 TCGEMM_LADDER_SKIP
 #define TCGEMM_LADDER_IN_5 TCGEMM_LADDER_SKIP
 #define TCGEMM_LADDER_IN_6 TCGEMM_LADDER_SKIP
+#define TCGEMM_LADDER_IN_7 TCGEMM_LADDER_SKIP
 #define TCGEMM_LADDER(part, variant, stages) TCGEMM_LADDER_IN_##part(variant, stages)
 
 }  // namespace tcgemm::sm89

@@ -5,6 +5,19 @@
 
 namespace tcgemm::sm89 {
 
+// Where a k16 step puts its share of the next slice's copies (spread_copies
+// with double-buffered fragments). ptxas keeps an ldmatrix behind an earlier
+// cp.async of the same warp (both touch shared memory), so copies issued
+// ahead of step kk+1's ldmatrix shorten how far those loads run ahead of the
+// MMAs that read them: in mma_spread_8w_k32's loop the nearest is 12 MMAs
+// ahead, in CUTLASS sm80's 128x256x32 4-stage loop, which issues its copies
+// after the ldmatrix, 16 (tests/sass/loop_mix.py, lead).
+enum class SpreadOrder {
+  copies_first,  // the step's copies, step kk+1's ldmatrix, step kk's MMAs
+  ldsm_first,    // step kk+1's ldmatrix, the step's copies, step kk's MMAs
+  mmas_first,    // ldmatrix, MMAs, then the copies (CUTLASS sm80's order)
+};
+
 // One configuration of the mainloop, by name (a C++20 class-type template
 // argument: a kernel's type spells out what it is). The fields after
 // min_blocks are the ladder's later ideas, off unless a step turns them on.
@@ -19,6 +32,7 @@ struct MmaConfig {
   bool addr_iter = false;
   bool spread_copies = false;
   bool unroll_stages = false;
+  SpreadOrder spread_order = SpreadOrder::copies_first;
 };
 
 // c with `stages` pipeline slots: the ladder's base step is built at 2-5.
@@ -52,6 +66,10 @@ constexpr MmaConfig mma_spread_8w = from(mma_iter_8w_db, [](MmaConfig& c) { c.sp
 constexpr MmaConfig mma_unroll = from(mma_spread, [](MmaConfig& c) { c.unroll_stages = true; });
 constexpr MmaConfig mma_unroll_8w = from(mma_spread_8w, [](MmaConfig& c) { c.unroll_stages = true; });
 constexpr MmaConfig mma_spread_8w_k32 = from(mma_spread_8w, [](MmaConfig& c) { c.bk = 32, c.stages = 4; });
+constexpr MmaConfig mma_ldsm_first_8w_k32 =
+    from(mma_spread_8w_k32, [](MmaConfig& c) { c.spread_order = SpreadOrder::ldsm_first; });
+constexpr MmaConfig mma_copies_last_8w =
+    from(mma_unroll_8w, [](MmaConfig& c) { c.spread_order = SpreadOrder::mmas_first; });
 
 // mma_bk32 for operands whose rows start anywhere (mma_ragged_gemm.cuh): the
 // registers holding the next slice are the third buffer, so two slots.

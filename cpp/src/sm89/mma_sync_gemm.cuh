@@ -31,6 +31,12 @@
 //                   (UNROLL_STAGES): the slot of every slice is a constant,
 //                   so no `kt % STAGES` arithmetic and the slot offsets fold
 //                   into the ldmatrix / cp.async immediates
+//   sm89.mma_ldsm_first_8w_k32 mma_spread_8w_k32 (CUTLASS sm80's 128x256x32
+//                   4-stage tile) + step kk+1's ldmatrix issued ahead of the
+//                   step's copies (SpreadOrder::ldsm_first), which ptxas
+//                   would otherwise keep it behind
+//   sm89.mma_copies_last_8w mma_unroll_8w + each step's copies after its MMAs
+//                   (SpreadOrder::mmas_first, CUTLASS sm80's order)
 // Off the ladder, tuning candidates only: sm89.x.ws_* (mma_ws_gemm.cuh),
 // mma_spread's tile warp-specialized (copy and MMA warps meet at mbarriers),
 // measured slower: without setmaxnreg the copy warps cost MMA warps.
@@ -87,6 +93,10 @@ struct Config {
   static constexpr bool SPREAD_COPIES = C.spread_copies;
   // The spread iterations unrolled by STAGES: every pipeline slot a constant.
   static constexpr bool UNROLL_STAGES = C.unroll_stages;
+  // Where each k16 step's copies go among its ldmatrix and MMAs (SpreadOrder).
+  static constexpr SpreadOrder ORDER = C.spread_order;
+  static_assert(ORDER == SpreadOrder::copies_first || (SPREAD_COPIES && FRAG_DBUF),
+                "the copy order is a choice of the spread, double-buffered iterations");
   static_assert(!UNROLL_STAGES || SPREAD_COPIES, "only the spread (whole-slice) iterations are unrolled");
   static constexpr int K_STEPS = BK / 16;  // k16 MMA steps per K slice
   static_assert(STAGES >= 2, "the pipeline needs at least two stages");
@@ -565,12 +575,18 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
         if (next < k_tiles) load(slot(next), next);
         ptx::cp_async_commit_group();
       }
+      // Part `part` of the next slice's copies (spread iterations only).
+      auto copy_part = [&](int part) {
+        if constexpr (decltype(spread)::value) copy_whole(slot(next), next, part, Cfg::K_STEPS);
+      };
 #pragma unroll
       for (int kk = 0; kk < Cfg::K_STEPS; ++kk) {
-        if constexpr (decltype(spread)::value) copy_whole(slot(next), next, kk, Cfg::K_STEPS);
+        if constexpr (Cfg::ORDER == SpreadOrder::copies_first) copy_part(kk);
         if (kk + 1 < Cfg::K_STEPS) {
           load_fragments(slot(kt), kk + 1, a[(kk + 1) % 2], b[(kk + 1) % 2]);
+          if constexpr (Cfg::ORDER == SpreadOrder::ldsm_first) copy_part(kk);
         } else {
+          if constexpr (Cfg::ORDER == SpreadOrder::ldsm_first) copy_part(kk);
           // Every fragment of slot kt is in registers: wait for slice kt+1,
           // publish it (and that slot kt is done) with the one barrier per
           // slice, and load its step 0 while this step's MMAs run.
@@ -580,6 +596,13 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS) mma_sync_gemm_k
           if (decltype(spread)::value || kt + 1 < k_tiles) load_fragments(slot(kt + 1), 0, a[0], b[0]);
         }
         mma_fragments(a[kk % 2], b[kk % 2]);
+        // mmas_first: the step's part after its MMAs; the last step's part
+        // with the one before it, ahead of the commit that closes the group.
+        if constexpr (Cfg::ORDER == SpreadOrder::mmas_first)
+          if (kk + 1 < Cfg::K_STEPS) {
+            copy_part(kk);
+            if (kk + 2 == Cfg::K_STEPS) copy_part(kk + 1);
+          }
       }
     };
     if constexpr (Cfg::UNROLL_STAGES)

@@ -33,6 +33,11 @@ std::vector<KernelInfo> sm89_kernels() {
       {"mma_unroll_8w", "mma_unroll on one 8-warp 128x256 block per SM"},
       {"mma_spread_8w_k32", "mma_spread_8w with CUTLASS sm80's 128x256x32 4-stage tile (32-deep slices, one more "
                             "stage in flight); passes the GPU suites on sm_90a, untimed"},
+      {"mma_ldsm_first_8w_k32", "mma_spread_8w_k32 with step kk+1's ldmatrix issued ahead of the step's share of "
+                                "the next slice's copies (ptxas keeps an ldmatrix behind an earlier cp.async): each "
+                                "fragment load at least 16 MMAs ahead of its use, as in CUTLASS sm80's loop, not 12"},
+      {"mma_copies_last_8w", "mma_unroll_8w with each step's share of the copies after its MMAs (CUTLASS sm80's "
+                             "order): no local memory in the loop, fragment loads 16 MMAs or more ahead, not 4"},
   };
   std::vector<KernelInfo> v;
   auto add = [&](const char* name, const Step& s, const sm89::MmaConfig& c, int stages, LaunchFn fn) {
