@@ -90,6 +90,20 @@ PARTS = {
                           [([(3200, 4400, 2464), (5600, 2800, 2656), (2200, 5408, 2912), (4200, 3600, 3232),
                              (1200, 7200, 4000), (2900, 2000, 6112), (6400, 5008, 2208), (900, 3600, 5344)],
                             [("tensor", True, FAST, True), ("tensor", False, ["auto", PO, PW], True)])]),
+    "part_lines_check3": ("The part-lines rules as they stand (fast sums: ping-pong to K = 2816, past it the wide "
+                          "tiles where their rounds of clusters cost no more than the square tiles' rounds; fp32 "
+                          "sums: .promoted.wide past K = 2048 where they cost no more) on shapes no rule was "
+                          "fitted on, at 1.0-1.25x the rounds.",
+                          [([(1600, 5600, 3488), (5400, 2400, 2272), (2800, 6000, 4768), (3600, 2600, 2528),
+                             (7000, 3000, 5024), (1000, 6600, 3296), (4400, 4400, 2144), (2400, 3200, 6560),
+                             (3000, 3800, 2336), (6200, 2600, 3872)],
+                            [("tensor", True, FAST, True), ("tensor", False, ["auto", PO, PW], True)])]),
+    "decode_f32_check": ("auto's fp32-sum decode rule (.promoted.swap for M <= 128) on shapes it was not fitted "
+                         "on, tensor and row-wise scales.",
+                         [([(8, 8192, 8192), (48, 1008, 4112), (100, 14336, 4096), (128, 7168, 16384),
+                            (96, 5120, 3072), (4, 57344, 8192), (24, 3072, 5120), (112, 2048, 8192)],
+                           [(mode, False, ["auto", "sm90.ws_fp8.promoted.swap", PO, PD], True)
+                            for mode in ("tensor", "rowwise")])]),
     "decode_f32": ("fp32 sums at decode (use_fast_accum=False, torch's default): the promoted swap beside the "
                    "128x128 entries, tensor and row-wise scales; what auto's fp32-sum rule for M <= 64 (and "
                    "65-128) rests on.",

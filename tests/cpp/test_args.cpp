@@ -369,10 +369,11 @@ int main() {
       CHECK(fp8_first(a, 368, 2416, 2192) == "sm90.ws_fp8.pingpong");    // 1 against 1
       CHECK(fp8_first(a, 2080, 2544, 2080) == "sm90.ws_fp8.pingpong");   // part lines, K <= 2816
       CHECK(fp8_first(a, 4500, 2496, 2848) == "sm90.ws_fp8.wide");       // deeper: the wide tiles where they fit
+      CHECK(fp8_first(a, 1200, 7200, 4000) == "sm90.ws_fp8.pingpong");   // 3 wide rounds (6 square rounds' work) against 5
       CHECK(fp8_first(a, 2080, 2544, 3104) == "sm90.ws_fp8.pingpong");   // 2 wide rounds against 3 square: ping-pong
       CHECK(fp8_first(a, 2080, 2544, 3072) == "sm90.ws_fp8.pingpong");   // whole lines to K = 8192
       CHECK(fp8_first(a, 2080, 2544, 8320) == "sm90.ws_fp8");            // whole lines, deeper, wide not fitting
-      CHECK(fp8_first(a, 5000, 4096, 3104) == "sm90.ws_fp8.wide");       // 5 wide rounds against 9 square
+      CHECK(fp8_first(a, 5000, 4096, 3104) == "sm90.ws_fp8.wide");       // 5 wide rounds against 10 square
       CHECK(fp8_first(a, 4096, 2128, 2256) == "sm90.ws_fp8.wide");       // 3 against 5
       CHECK(fp8_first(a, 128, 14336, 4096) == "sm90.ws_fp8.pingpong");
       CHECK(fp8_first(a, 128, 14336, 5200) == "sm90.ws_fp8.pingpong");   // one tile row: no wide cluster
@@ -412,21 +413,44 @@ int main() {
       // block scales promote either way.
       GemmArgs exact = a;
       exact.accum = Accum::f32;
+      // Decode (M <= 128): the promoting swap, then the 128x128 tiles' rule (which fp32 output takes).
+      auto fp8_after_swap = [](const GemmArgs& g, int64_t M, int64_t N, int64_t K) {
+        GemmArgs s = g;
+        s.M = M, s.N = N, s.K = K;
+        const auto list = auto_preference(90, s, 132);
+        const bool swap = std::string(list.front()) == "sm90.ws_fp8.promoted.swap";
+        return (M <= 128) == swap ? std::string(list.at(swap ? 1 : 0)) : std::string("(swap misplaced)");
+      };
       CHECK(fp8_first(exact, 8192, 8192, 8192) == "sm90.ws_fp8.promoted.overlap");
-      CHECK(fp8_first(exact, 16, 4096, 4096) == "sm90.ws_fp8.promoted.overlap");  // 32 tiles, 32 stages: unsplit
-      CHECK(fp8_first(exact, 16, 4096, 8192) == "sm90.ws_fp8.promoted.dsmem");    // 64 stages: the cluster split
-      CHECK(fp8_first(exact, 16, 4096, 2048) == "sm90.ws_fp8.promoted.overlap");  // 16 stages: no swap for fp32 sums
-      CHECK(fp8_first(exact, 128, 14336, 4096) == "sm90.ws_fp8.promoted.overlap");  // 112 tiles
+      CHECK(fp8_first(exact, 1, 4096, 4096) == "sm90.ws_fp8.promoted.swap");
+      CHECK(fp8_first(exact, 128, 4096, 4096) == "sm90.ws_fp8.promoted.swap");
+      CHECK(fp8_first(exact, 129, 4096, 4096) == "sm90.ws_fp8.promoted.overlap");
+      CHECK(fp8_after_swap(exact, 16, 4096, 4096) == "sm90.ws_fp8.promoted.overlap");  // 32 tiles, 32 stages: unsplit
+      CHECK(fp8_after_swap(exact, 16, 4096, 8192) == "sm90.ws_fp8.promoted.dsmem");    // 64 stages: the cluster split
+      CHECK(fp8_after_swap(exact, 256, 2048, 6144) == "sm90.ws_fp8.promoted.dsmem");   // 32 tiles, 48 stages
+      CHECK(fp8_after_swap(exact, 16, 4096, 2048) == "sm90.ws_fp8.promoted.overlap");  // 16 stages
+      CHECK(fp8_after_swap(exact, 128, 14336, 4096) == "sm90.ws_fp8.promoted.overlap");  // 112 tiles
+      {
+        GemmArgs f32 = exact;  // the swap stores 16-bit values: fp32 output takes the square tiles' rule
+        f32.dtype_c = DType::f32;
+        f32.M = 16, f32.N = 4096, f32.K = 4096;
+        CHECK(!check_supports(*find_kernel("sm90.ws_fp8.promoted.swap"), f32).ok());
+        CHECK(check_supports(*find_kernel("sm90.ws_fp8.promoted.overlap"), f32).ok());
+      }
       // Rows 16 bytes into a sector: 128x256 tiles promoted part by part (also where their rounds
       // fit worse than the square tiles', 3000 x 1536); whole sectors keep .overlap.
       CHECK(fp8_first(exact, 1000, 3008, 5008) == "sm90.ws_fp8.promoted.wide");
       CHECK(fp8_first(exact, 3000, 1536, 7184) == "sm90.ws_fp8.promoted.wide");
       CHECK(fp8_first(exact, 1000, 3008, 5120) == "sm90.ws_fp8.promoted.overlap");  // whole lines
-      CHECK(fp8_first(exact, 1500, 5120, 5216) == "sm90.ws_fp8.promoted.wide");     // part lines past K = 3072
-      CHECK(fp8_first(exact, 6000, 3008, 2592) == "sm90.ws_fp8.promoted.overlap");  // part lines, K <= 2816
+      CHECK(fp8_first(exact, 1500, 5120, 5216) == "sm90.ws_fp8.promoted.wide");     // part lines past K = 2048
+      CHECK(fp8_first(exact, 4500, 2496, 2848) == "sm90.ws_fp8.promoted.wide");     // 6 wide rounds' work, 6 square
+      CHECK(fp8_first(exact, 5600, 2800, 2656) == "sm90.ws_fp8.promoted.wide");     // 8 against 8
+      CHECK(fp8_first(exact, 6000, 3008, 2592) == "sm90.ws_fp8.promoted.overlap");  // 10 against 9
+      CHECK(fp8_first(exact, 4000, 4000, 1376) == "sm90.ws_fp8.promoted.overlap");  // 8 against 8, K <= 2048
+      CHECK(fp8_first(exact, 1200, 7200, 4000) == "sm90.ws_fp8.promoted.overlap");  // wide rounds 1.2x the square
       CHECK(fp8_first(exact, 1800, 6400, 5600) == "sm90.ws_fp8.promoted.overlap");  // wide rounds 1.33x the square
-      CHECK(fp8_first(exact, 16, 4096, 4112) == "sm90.ws_fp8.promoted.overlap");  // 33 stages, one row of tiles
-      CHECK(fp8_first(exact, 16, 4096, 6160) == "sm90.ws_fp8.promoted.dsmem");    // 49 stages: the cluster split first
+      CHECK(fp8_after_swap(exact, 16, 4096, 4112) == "sm90.ws_fp8.promoted.overlap");  // 33 stages, one row of tiles
+      CHECK(fp8_after_swap(exact, 16, 4096, 6160) == "sm90.ws_fp8.promoted.dsmem");    // 49 stages: the cluster split
       CHECK(fp8_first(exact, 6080, 544, 3600) == "sm90.ws_fp8.promoted.overlap");  // wide rounds 2x the square ones
       { GemmArgs b = block; b.accum = Accum::f32; CHECK(fp8_first(b, 1000, 3008, 5008) == "sm90.ws_fp8.block.wide"); }
       { GemmArgs r = exact; r.scales.mode = ScaleMode::rowwise;

@@ -424,20 +424,45 @@ def test_sm89_fp8_kernels_use_the_fp8_tensor_core_on_sm89_and_fp16_on_sm90(membe
 # (tests/sass/loop_mix.py). CUTLASS sm80's 128x256x32 4-stage kernel, compiled for sm_90a in
 # bench/cutlass's binary and read the same way, issues 2.38 (TN) and 2.19 (NN); these issue
 # 1.9-2.2: what the family issues per MMA is not where it trails CUTLASS, if it does.
-_SM89_8W = {"ladder_4.cu.o": "128, 256, 64,", "ladder_5.cu.o": "128, 256, 64,", "ladder_6.cu.o": "128, 256, 32,"}
+# Per member: the tiles of its 8-warp steps (Config<MmaConfig{bm, bn, bk, ...}>: the tile leads).
+_SM89_8W = {"ladder_4.cu.o": ["128, 256, 64,"], "ladder_5.cu.o": ["128, 256, 64,"],
+            "ladder_6.cu.o": ["128, 256, 32,"], "ladder_7.cu.o": ["128, 256, 32,", "128, 256, 64,"]}
+
+
+def _sm89_loops(member, tmp_path, tile):
+    import loop_mix
+    loops = loop_mix.innermost_mma_loops(_member_sass(member, tmp_path))
+    labels = check_sass.demangle(sorted(loops))
+    mine = {labels[n]: lp for n, lp in loops.items() if f"MmaConfig{{{tile}" in labels[n]}
+    # bf16 / fp16 x TN / NN, fp16 also with fp16 accumulation (ladder.cuh's instantiations)
+    assert len(mine) == 6, sorted(labels.values())
+    return mine
 
 
 @pytest.mark.parametrize("member", sorted(_SM89_8W))
 def test_sm89_8warp_mainloops_issue_at_most_cutlass_instructions_per_mma(member, tmp_path):
-    import loop_mix
-    loops = loop_mix.innermost_mma_loops(_member_sass(member, tmp_path))
-    labels = check_sass.demangle(sorted(loops))
-    # Config<MmaConfig{bm, bn, bk, ...}>: the tile leads the configuration
-    mine = {labels[n]: lp for n, lp in loops.items() if f"MmaConfig{{{_SM89_8W[member]}" in labels[n]}
-    # bf16 / fp16 x TN / NN, fp16 also with fp16 accumulation (ladder.cuh's instantiations)
-    assert len(mine) == 6, sorted(labels.values())
-    for name, lp in mine.items():
-        assert lp.mma in (64, 128) and lp.per_mma <= 2.2, (name, lp.instructions, lp.mma, lp.ops.most_common(6))
+    for tile in _SM89_8W[member]:
+        for name, lp in _sm89_loops(member, tmp_path, tile).items():
+            assert lp.mma in (64, 128) and lp.per_mma <= 2.2, (name, lp.instructions, lp.mma, lp.ops.most_common(6))
+
+
+def test_sm89_ldsm_first_runs_fragment_loads_further_ahead(tmp_path):
+    """sm89.mma_ldsm_first_8w_k32.s4 issues step kk+1's ldmatrix ahead of the step's copies
+    (SpreadOrder::ldsm_first), so ptxas need not keep them behind the cp.async: in the loop each
+    ldmatrix runs further ahead of the first MMA reading it (loop_mix's lead) than in
+    sm89.mma_spread_8w_k32.s4, the same tile with the copies first, on every instantiation; on TN
+    at least 16 MMAs ahead, as CUTLASS sm80's 128x256x32 4-stage loop (16 on TN and NN; the
+    copies-first loop 12 on TN, 6 on NN)."""
+    first = _sm89_loops("ladder_6.cu.o", tmp_path, "128, 256, 32,")
+    ldsm = _sm89_loops("ladder_7.cu.o", tmp_path, "128, 256, 32,")
+    # the same instantiation on both sides: the label past the configuration (dtype, accumulator, layout)
+    rest = lambda label: label.split("}>", 1)[1]
+    before = {rest(n): lp for n, lp in first.items()}
+    for name, lp in ldsm.items():
+        old = before[rest(name)]
+        assert min(lp.lead) > min(old.lead), (name, sorted(lp.lead), sorted(old.lead))
+        if "(tcgemm::Layout)1" in rest(name):  # Layout::TN
+            assert min(lp.lead) >= 16, (name, sorted(lp.lead))
 
 
 def test_sm89_ragged_kernel_moves_elements_not_chunks(tmp_path):

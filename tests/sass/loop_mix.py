@@ -10,8 +10,9 @@ counts its instructions by opcode.
 
   loop_mix.py OBJECT_OR_BINARY [--arch sm_90a] [--match REGEX]
 
-prints, per kernel: the loop's instructions, its MMAs, instructions per MMA and
-the commonest opcodes. It reads any file cuobjdump reads: one object file of
+prints, per kernel: the loop's instructions, its MMAs, instructions per MMA, how
+many MMAs each ldmatrix (LDSM) runs ahead of the first MMA that reads it (its
+lead: the fewest and the median) and the commonest opcodes. It reads any file cuobjdump reads: one object file of
 libtcgemm.a (`ar x`), or a binary such as bench/cutlass's, whose CUTLASS
 kernels are measured the same way.
 """
@@ -39,6 +40,9 @@ class Loop:
     instructions: int
     mma: int
     ops: collections.Counter
+    # Per ldmatrix of the loop, the MMAs issued between it and the first MMA that reads what it loaded
+    # (around the loop's back edge): how far ahead of their use the fragment loads run.
+    lead: list
 
     @property
     def per_mma(self) -> float:
@@ -47,6 +51,36 @@ class Loop:
 
 def _opcode(text: str) -> str:
     return re.sub(r"^@!?U?P\w+\s+", "", text).split()[0]
+
+
+_LDSM = re.compile(r"\bLDSM\S*\s+R(?P<dst>\d+)")
+_REG = re.compile(r"\bR(\d+)\b")
+
+
+def _leads(text: list[str]) -> list[int]:
+    """For each LDSM in the loop body `text`, the MMAs between it and the first MMA reading one of the
+    four registers it writes, following the loop around its back edge."""
+    n, out = len(text), []
+    for i, t in enumerate(text):
+        if not (m := _LDSM.search(t)) or not _LDSM.search(_strip_guard(t)):
+            continue
+        dst = set(range(int(m.group("dst")), int(m.group("dst")) + 4))
+        ahead = 0
+        for k in range(1, n + 1):
+            u = _strip_guard(text[(i + k) % n])
+            if _MMA.match(u):
+                # operands after the destination: A (4 registers), B (2), C (4); a register named is the
+                # first of its vector, so count the next three too
+                srcs = {r + d for r in map(int, _REG.findall(u.split(",", 1)[1])) for d in range(4)}
+                if srcs & dst:
+                    break
+                ahead += 1
+        out.append(ahead)
+    return out
+
+
+def _strip_guard(text: str) -> str:
+    return re.sub(r"^@!?U?P\w+\s+", "", text)
 
 
 def innermost_mma_loops(sass: str) -> dict[str, Loop]:
@@ -66,10 +100,11 @@ def innermost_mma_loops(sass: str) -> dict[str, Loop]:
             m = _BRANCH.search(text)
             if not m or (target := int(m.group("target"), 16)) >= addr or target not in index:
                 continue
-            body = [_opcode(t) for _, t in code[index[target]:i + 1]]
+            text = [t for _, t in code[index[target]:i + 1]]
+            body = [_opcode(t) for t in text]
             mma = sum(bool(_MMA.match(op)) for op in body)
             if mma >= MIN_MMA and (best is None or len(body) < best.instructions):
-                best = Loop(len(body), mma, collections.Counter(op.split(".")[0] for op in body))
+                best = Loop(len(body), mma, collections.Counter(op.split(".")[0] for op in body), _leads(text))
         if best:
             out[name] = best
     return out
@@ -101,8 +136,9 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         lp = loops[name]
         common = ", ".join(f"{op} {n}" for op, n in lp.ops.most_common(8))
+        lead = f", ldmatrix lead min {min(lp.lead)} median {sorted(lp.lead)[len(lp.lead) // 2]} MMAs" if lp.lead else ""
         print(f"{labels.get(name, name)[:160]}\n  {lp.instructions} instructions, {lp.mma} MMA, "
-              f"{lp.per_mma:.2f} per MMA: {common}")
+              f"{lp.per_mma:.2f} per MMA{lead}: {common}")
     return 0
 
 

@@ -37,7 +37,8 @@ std::vector<KernelInfo> sm89_kernels() {
                                 "the next slice's copies (ptxas keeps an ldmatrix behind an earlier cp.async): each "
                                 "fragment load at least 16 MMAs ahead of its use, as in CUTLASS sm80's loop, not 12"},
       {"mma_copies_last_8w", "mma_unroll_8w with each step's share of the copies after its MMAs (CUTLASS sm80's "
-                             "order): no local memory in the loop, fragment loads 16 MMAs or more ahead, not 4"},
+                             "order): no local memory in the unrolled loop, where mma_unroll_8w's TN loop stores "
+                             "and reloads 8 bytes"},
   };
   std::vector<KernelInfo> v;
   auto add = [&](const char* name, const Step& s, const sm89::MmaConfig& c, int stages, LaunchFn fn) {

@@ -137,9 +137,13 @@ Sm90Costs sm90_costs(const GemmArgs& a, int sms) {
 //   of part lines (K % 128 != 0) 1.07-1.42x the wide tiles up to K = 2720
 //   (7000x2000x2336 820 / 681, 1800x2800x2720 790 / 557), which win from
 //   K = 2848 (3300x5008x2976 988 / 887, 5000x4096x3104 1015 / 921;
-//   bench/results/h100_fp8_part_lines.md). On part lines where the wide
-//   tiles do not fit (below), ping-pong before ws_fp8 too (1800x6400x5600
-//   921 against 826; ahead of ws_fp8 on every part-lines row timed).
+//   bench/results/h100_fp8_part_lines.md) where their rounds of clusters
+//   cost no more than the square tiles' rounds: on 13 such rows with either
+//   sums 0.98-1.23x ping-pong (fast) and 1.01-1.32x .overlap (fp32); at
+//   1.2-1.33x the rounds they lose by 10-13% (1200x7200x4000 759 / 839 and
+//   648 / 746, 2900x2000x6112 862 / 948, 1800x6400x5600 828 / 921; the
+//   second check there). Elsewhere on part lines ping-pong, ahead of ws_fp8
+//   on every part-lines row timed (1800x6400x5600 921 against 826).
 // - Rows that start 16 bytes into a sector (K % 32 == 16), where the
 //   128x256 tiles' rounds of clusters cost at most 1.5x the 128x128 tiles'
 //   rounds (wide_rounds_fit): 128x256 tiles in 2-CTA clusters
@@ -180,8 +184,11 @@ static std::vector<const char*> sm90_fp8_fast_tiles(const GemmArgs& a, int sms, 
   const bool wide = wide_rounds_fit(a, sms, tiles, tm, 12);
   if ((a.K % 128 == 0 && a.K <= 8192) || a.K <= 2816)
     return {"sm90.ws_fp8.pingpong", wide ? "sm90.ws_fp8.wide" : "sm90.ws_fp8", "sm90.ws_fp8"};
+  if (a.K % 128 != 0) {  // part lines
+    if (wide_rounds_fit(a, sms, tiles, tm, 10)) return {"sm90.ws_fp8.wide", "sm90.ws_fp8"};
+    return {"sm90.ws_fp8.pingpong", "sm90.ws_fp8"};
+  }
   if (wide) return {"sm90.ws_fp8.wide", "sm90.ws_fp8"};
-  if (a.K % 128 != 0) return {"sm90.ws_fp8.pingpong", "sm90.ws_fp8"};
   return {"sm90.ws_fp8", "sm90.ws_fp8.pingpong"};
 }
 
@@ -226,14 +233,20 @@ static std::vector<const char*> sm90_fp8_fast_tiles(const GemmArgs& a, int sms, 
 //   380 / 387 -- up to 1.5x the square tiles' rounds, as the fast sums'
 //   rule; at 2x .overlap is 1.12-1.72x it (bench/results/h100_fp8_wide_fit.md:
 //   6080x544x3600 467 against 352, 368x2416x2192 276 / 160). On rows of
-//   part lines (K % 128 != 0, whole sectors) past K = 2816 too, where the
-//   wide rounds cost at most 1.2x the square ones: 1.01-1.21x .overlap on
-//   ten shapes (1500x5120x5216 977 / 807, 3800x3008x7264 984 / 828), 0.90x
-//   at 1.33x the rounds (1800x6400x5600 747 / 827), 0.79-1.02x at K =
-//   2208-2720 (bench/results/h100_fp8_part_lines.md).
+//   part lines (K % 128 != 0, whole sectors) past K = 2048 too, where the
+//   wide rounds cost no more than the square ones: 1.01-1.32x .overlap on
+//   16 shapes (1500x5120x5216 924 / 801, 900x3600x5344 774 / 585,
+//   5600x2800x2656 843 / 761), 0.97-1.00x at K = 1376-1632; at 1.1-1.33x
+//   the rounds 0.80-0.98x (1200x7200x4000 648 / 746, 1800x6400x5600
+//   747 / 827, 1800x2800x2720 518 / 652; bench/results/h100_fp8_part_lines.md).
 //   Where rows are whole lines the part-by-part wait costs what the wide
 //   tile saves (4096^3 1050 / 1057, 6144x5120x3072 846 / 905, deep K
 //   4096x7168x16384 1135 / 1071): .overlap.
+// - Decode with fp32 sums, M <= 128: the swap promoting each 128-K block
+//   (ws_fp8.promoted.swap), 1.08-2.07x the 128x128 entries on all sixteen
+//   rows timed, tensor and row-wise scales (16x4096x4096 63 TFLOPS against
+//   30, 128x4096x4096 307 / 263, 64x7168x16384 310 / 287 for the cluster
+//   split; bench/results/h100_fp8_decode_f32.md). bf16 / fp16 output only.
 static std::vector<const char*> sm90_fp8_preference(const GemmArgs& a, int sms) {
   const int64_t tm = ceil_div(a.M, 128), tiles = tm * ceil_div(a.N, 128) * a.batch;
   const int64_t k_stages = ceil_div(a.K, 128);
@@ -244,15 +257,17 @@ static std::vector<const char*> sm90_fp8_preference(const GemmArgs& a, int sms) 
     if (tm >= 2) return {"sm90.ws_fp8.block.overlap.scale_warp", "sm90.ws_fp8.block"};
     return {"sm90.ws_fp8.block", "sm90.ws_fp8.block.overlap"};
   }
-  if (a.accum == Accum::f32) {
-    if (few && k_stages >= 48) return {"sm90.ws_fp8.promoted.dsmem", "sm90.ws_fp8.promoted.overlap"};
-    if (a.K % 32 != 0 && wide_rounds_fit(a, sms, tiles, tm, 15))
-      return {"sm90.ws_fp8.promoted.wide", "sm90.ws_fp8.promoted.overlap"};
-    if (a.K % 128 != 0 && a.K > 2816 && wide_rounds_fit(a, sms, tiles, tm, 12))
-      return {"sm90.ws_fp8.promoted.wide", "sm90.ws_fp8.promoted.overlap"};
-    return {"sm90.ws_fp8.promoted.overlap", "sm90.ws_fp8.promoted"};
-  }
   std::vector<const char*> v;
+  if (a.accum == Accum::f32) {
+    if (a.M <= 128) v.push_back("sm90.ws_fp8.promoted.swap");
+    if (few && k_stages >= 48) v.insert(v.end(), {"sm90.ws_fp8.promoted.dsmem", "sm90.ws_fp8.promoted.overlap"});
+    else if ((a.K % 32 != 0 && wide_rounds_fit(a, sms, tiles, tm, 15)) ||
+             (a.K % 128 != 0 && a.K > 2048 && wide_rounds_fit(a, sms, tiles, tm, 10)))
+      v.insert(v.end(), {"sm90.ws_fp8.promoted.wide", "sm90.ws_fp8.promoted.overlap"});
+    else
+      v.insert(v.end(), {"sm90.ws_fp8.promoted.overlap", "sm90.ws_fp8.promoted"});
+    return v;
+  }
   if (a.M <= 64) v.push_back("sm90.ws_fp8.swap");
   for (const char* name : sm90_fp8_fast_tiles(a, sms, tiles, tm, k_stages, few)) v.push_back(name);
   return v;
