@@ -144,6 +144,7 @@ int main(int argc, char** argv) {
   std::string shapes_arg = "4096,8192,3584x5120x4096,2048x2048x8192", json, md;
   std::string ours = "sm89.mma_spread.s3,sm89.mma_spread_8w.s3,sm89.mma_spread_8w_k32.s4,sm89.mma_unroll.s3,"
                      "sm89.mma_unroll_8w.s3,sm89.mma_ldsm_first_8w_k32.s4,sm89.mma_copies_last_8w.s3,"
+                     "sm89.mma_ldsm_first.s3,sm89.mma_ldsm_first_8w.s3,sm89.mma_ldsm_unroll_8w_k32.s4,"
                      "sm89.fp8_mma.s3,sm89.fp8_mma_8w.s4";
   int rounds = 5;
   for (int i = 1; i < argc; ++i) {

@@ -22,6 +22,7 @@ namespace tcgemm::sm89 {
 #define TCGEMM_LADDER_IN_5 TCGEMM_LADDER_SKIP
 #define TCGEMM_LADDER_IN_6 TCGEMM_LADDER_SKIP
 #define TCGEMM_LADDER_IN_7 TCGEMM_LADDER_SKIP
+#define TCGEMM_LADDER_IN_8 TCGEMM_LADDER_SKIP
 #define TCGEMM_LADDER(part, variant, stages) TCGEMM_LADDER_IN_##part(variant, stages)
 
 }  // namespace tcgemm::sm89

@@ -17,28 +17,31 @@ namespace tcgemm::sm89 {
 // added (registry_sm89.cpp names it); the base step keeps the seed's stage
 // sweep, later steps one stage count (other counts are tuning candidates
 // below).
-#define TCGEMM_SM89_LADDER(X)    \
-  X(0, mma, 2)                   \
-  X(0, mma, 3)                   \
-  X(0, mma, 4)                   \
-  X(0, mma, 5)                   \
-  X(0, mma_swz, 3)               \
-  X(1, mma_swz_x4, 3)            \
-  X(1, mma_bk32, 3)              \
-  X(1, mma_wt64, 3)              \
-  X(1, mma_wt64_k64, 3)          \
-  X(2, mma_2blk, 3)              \
-  X(2, mma_iter, 3)              \
-  X(3, mma_iter_db, 3)           \
-  X(3, mma_iter_8w, 3)           \
-  X(3, mma_iter_8w_db, 3)        \
-  X(4, mma_spread, 3)            \
-  X(4, mma_spread_8w, 3)         \
-  X(5, mma_unroll, 3)            \
-  X(5, mma_unroll_8w, 3)         \
-  X(6, mma_spread_8w_k32, 4)     \
-  X(7, mma_ldsm_first_8w_k32, 4) \
-  X(7, mma_copies_last_8w, 3)
+#define TCGEMM_SM89_LADDER(X)     \
+  X(0, mma, 2)                    \
+  X(0, mma, 3)                    \
+  X(0, mma, 4)                    \
+  X(0, mma, 5)                    \
+  X(0, mma_swz, 3)                \
+  X(1, mma_swz_x4, 3)             \
+  X(1, mma_bk32, 3)               \
+  X(1, mma_wt64, 3)               \
+  X(1, mma_wt64_k64, 3)           \
+  X(2, mma_2blk, 3)               \
+  X(2, mma_iter, 3)               \
+  X(3, mma_iter_db, 3)            \
+  X(3, mma_iter_8w, 3)            \
+  X(3, mma_iter_8w_db, 3)         \
+  X(4, mma_spread, 3)             \
+  X(4, mma_spread_8w, 3)          \
+  X(5, mma_unroll, 3)             \
+  X(5, mma_unroll_8w, 3)          \
+  X(6, mma_spread_8w_k32, 4)      \
+  X(7, mma_ldsm_first_8w_k32, 4)  \
+  X(7, mma_copies_last_8w, 3)     \
+  X(8, mma_ldsm_first, 3)         \
+  X(8, mma_ldsm_first_8w, 3)      \
+  X(8, mma_ldsm_unroll_8w_k32, 4)
 
 #define TCGEMM_SM89_DECLARE(part, variant, stages) Status launch_##variant##_s##stages(const GemmArgs& a);
 TCGEMM_SM89_LADDER(TCGEMM_SM89_DECLARE)

@@ -70,6 +70,12 @@ constexpr MmaConfig mma_ldsm_first_8w_k32 =
     from(mma_spread_8w_k32, [](MmaConfig& c) { c.spread_order = SpreadOrder::ldsm_first; });
 constexpr MmaConfig mma_copies_last_8w =
     from(mma_unroll_8w, [](MmaConfig& c) { c.spread_order = SpreadOrder::mmas_first; });
+// ldsm_first on the other spread steps, and on mma_ldsm_first_8w_k32 with
+// its iterations unrolled (mma_unroll with ldsm_first spills: 8-120 bytes).
+constexpr MmaConfig mma_ldsm_first = from(mma_spread, [](MmaConfig& c) { c.spread_order = SpreadOrder::ldsm_first; });
+constexpr MmaConfig mma_ldsm_first_8w =
+    from(mma_spread_8w, [](MmaConfig& c) { c.spread_order = SpreadOrder::ldsm_first; });
+constexpr MmaConfig mma_ldsm_unroll_8w_k32 = from(mma_ldsm_first_8w_k32, [](MmaConfig& c) { c.unroll_stages = true; });
 
 // mma_bk32 for operands whose rows start anywhere (mma_ragged_gemm.cuh): the
 // registers holding the next slice are the third buffer, so two slots.

@@ -39,6 +39,9 @@ std::vector<KernelInfo> sm89_kernels() {
       {"mma_copies_last_8w", "mma_unroll_8w with each step's share of the copies after its MMAs (CUTLASS sm80's "
                              "order): no local memory in the unrolled loop, where mma_unroll_8w's TN loop stores "
                              "and reloads 8 bytes"},
+      {"mma_ldsm_first", "mma_spread (two 4-warp 128x128x64 blocks per SM) with ldsm_first's order"},
+      {"mma_ldsm_first_8w", "mma_spread_8w (one 8-warp 128x256x64 block) with ldsm_first's order"},
+      {"mma_ldsm_unroll_8w_k32", "mma_ldsm_first_8w_k32 with its whole-slice iterations unrolled by the stage count"},
   };
   std::vector<KernelInfo> v;
   auto add = [&](const char* name, const Step& s, const sm89::MmaConfig& c, int stages, LaunchFn fn) {
