@@ -53,25 +53,27 @@ def _opcode(text: str) -> str:
     return re.sub(r"^@!?U?P\w+\s+", "", text).split()[0]
 
 
-_LDSM = re.compile(r"\bLDSM\S*\s+R(?P<dst>\d+)")
+_LDSM = re.compile(r"^LDSM(?P<op>\S*)\s+R(?P<dst>\d+)")
 _REG = re.compile(r"\bR(\d+)\b")
 
 
 def _leads(text: list[str]) -> list[int]:
     """For each LDSM in the loop body `text`, the MMAs between it and the first MMA reading one of the
-    four registers it writes, following the loop around its back edge."""
+    registers it writes (as A or B), following the loop around its back edge."""
     n, out = len(text), []
     for i, t in enumerate(text):
-        if not (m := _LDSM.search(t)) or not _LDSM.search(_strip_guard(t)):
+        if not (m := _LDSM.match(_strip_guard(t))):
             continue
-        dst = set(range(int(m.group("dst")), int(m.group("dst")) + 4))
+        # LDSM.16.M88.4 / .MT88.4 writes four registers, .2 two, no count one
+        count = int(m.group("op")[-1]) if m.group("op")[-2:] in (".2", ".4") else 1
+        dst = set(range(int(m.group("dst")), int(m.group("dst")) + count))
         ahead = 0
         for k in range(1, n + 1):
             u = _strip_guard(text[(i + k) % n])
             if _MMA.match(u):
-                # operands after the destination: A (4 registers), B (2), C (4); a register named is the
-                # first of its vector, so count the next three too
-                srcs = {r + d for r in map(int, _REG.findall(u.split(",", 1)[1])) for d in range(4)}
+                # HMMA.16816 D, A, B, C: A is four registers from the one named, B two
+                regs = [int(r) for r in _REG.findall(u.split(",", 1)[1])]
+                srcs = {regs[0] + d for d in range(4)} | {regs[1] + d for d in range(2)} if len(regs) >= 2 else set()
                 if srcs & dst:
                     break
                 ahead += 1

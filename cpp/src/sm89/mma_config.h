@@ -10,8 +10,8 @@ namespace tcgemm::sm89 {
 // cp.async of the same warp (both touch shared memory), so copies issued
 // ahead of step kk+1's ldmatrix shorten how far those loads run ahead of the
 // MMAs that read them: in mma_spread_8w_k32's loop the nearest is 12 MMAs
-// ahead, in CUTLASS sm80's 128x256x32 4-stage loop, which issues its copies
-// after the ldmatrix, 16 (tests/sass/loop_mix.py, lead).
+// ahead on TN and 6 on NN, in CUTLASS sm80's 128x256x32 4-stage loop, which
+// issues its copies after the ldmatrix, 16 (tests/sass/loop_mix.py, lead).
 enum class SpreadOrder {
   copies_first,  // the step's copies, step kk+1's ldmatrix, step kk's MMAs
   ldsm_first,    // step kk+1's ldmatrix, the step's copies, step kk's MMAs

@@ -97,6 +97,8 @@ struct Config {
   static constexpr SpreadOrder ORDER = C.spread_order;
   static_assert(ORDER == SpreadOrder::copies_first || (SPREAD_COPIES && FRAG_DBUF),
                 "the copy order is a choice of the spread, double-buffered iterations");
+  // mmas_first hands the last step's part to the step before it.
+  static_assert(ORDER != SpreadOrder::mmas_first || BK / 16 >= 2, "mmas_first needs two k16 steps a slice");
   static_assert(!UNROLL_STAGES || SPREAD_COPIES, "only the spread (whole-slice) iterations are unrolled");
   static constexpr int K_STEPS = BK / 16;  // k16 MMA steps per K slice
   static_assert(STAGES >= 2, "the pipeline needs at least two stages");

@@ -35,7 +35,7 @@ std::vector<KernelInfo> sm89_kernels() {
                             "stage in flight); passes the GPU suites on sm_90a, untimed"},
       {"mma_ldsm_first_8w_k32", "mma_spread_8w_k32 with step kk+1's ldmatrix issued ahead of the step's share of "
                                 "the next slice's copies (ptxas keeps an ldmatrix behind an earlier cp.async): each "
-                                "fragment load at least 16 MMAs ahead of its use, as in CUTLASS sm80's loop, not 12"},
+                                "fragment load at least 16 MMAs ahead of its use on TN, as in CUTLASS sm80's loop, not 12 (NN 13, not 6)"},
       {"mma_copies_last_8w", "mma_unroll_8w with each step's share of the copies after its MMAs (CUTLASS sm80's "
                              "order): no local memory in the unrolled loop, where mma_unroll_8w's TN loop stores "
                              "and reloads 8 bytes"},

@@ -134,13 +134,14 @@ Sm90Costs sm90_costs(const GemmArgs& a, int sms) {
 //   runs under the other consumer's wgmmas -- the shorter K, the larger the
 //   epilogue's share: 4096x4096x4096 1276 against ws_fp8.wide's 1154, 8192^3
 //   1395 / 1341, 6832x4384x416 469 / 277, 2080x2544x1184 542 / 361; on rows
-//   of part lines (K % 128 != 0) 1.07-1.42x the wide tiles up to K = 2720
-//   (7000x2000x2336 820 / 681, 1800x2800x2720 790 / 557), which win from
+//   of part lines (K % 128 != 0) up to K = 2720 1.12-1.42x the wide tiles
+//   where their rounds are unequal (7000x2000x2336 820 / 681, 1800x2800x2720
+//   790 / 557; at equal rounds the rows split both ways), which win from
 //   K = 2848 (3300x5008x2976 988 / 887, 5000x4096x3104 1015 / 921;
 //   bench/results/h100_fp8_part_lines.md) where their rounds of clusters
 //   cost no more than the square tiles' rounds: on 13 such rows with either
 //   sums 0.98-1.23x ping-pong (fast) and 1.01-1.32x .overlap (fp32); at
-//   1.2-1.33x the rounds they lose by 10-13% (1200x7200x4000 759 / 839 and
+//   1.2-1.33x the rounds they lose by 9-13% (1200x7200x4000 759 / 839 and
 //   648 / 746, 2900x2000x6112 862 / 948, 1800x6400x5600 828 / 921; the
 //   second check there). Elsewhere on part lines ping-pong, ahead of ws_fp8
 //   on every part-lines row timed (1800x6400x5600 921 against 826).
@@ -237,7 +238,7 @@ static std::vector<const char*> sm90_fp8_fast_tiles(const GemmArgs& a, int sms, 
 //   wide rounds cost no more than the square ones: 1.01-1.32x .overlap on
 //   16 shapes (1500x5120x5216 924 / 801, 900x3600x5344 774 / 585,
 //   5600x2800x2656 843 / 761), 0.97-1.00x at K = 1376-1632; at 1.1-1.33x
-//   the rounds 0.80-0.98x (1200x7200x4000 648 / 746, 1800x6400x5600
+//   the rounds 0.79-0.98x (1200x7200x4000 648 / 746, 1800x6400x5600
 //   747 / 827, 1800x2800x2720 518 / 652; bench/results/h100_fp8_part_lines.md).
 //   Where rows are whole lines the part-by-part wait costs what the wide
 //   tile saves (4096^3 1050 / 1057, 6144x5120x3072 846 / 905, deep K
