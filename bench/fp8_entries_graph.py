@@ -130,6 +130,10 @@ PARTS = {
 part = (sys.argv[1:] or ["tuning"])[0]
 if part not in PARTS:
     sys.exit(f"fp8_entries_graph.py: no part {part!r}; parts: {', '.join(PARTS)}")
+# torch._scaled_mm takes N and K in multiples of 16 only: refuse such a shape before any timing starts.
+odd = [s for shapes, _ in PARTS[part][1] for s in shapes if s[1] % 16 or s[2] % 16]
+if odd:
+    sys.exit(f"fp8_entries_graph.py: {part}: N and K must be multiples of 16 (torch._scaled_mm): {odd}")
 for shapes, runs in PARTS[part][1]:
     for s in shapes:
         for run in runs:
