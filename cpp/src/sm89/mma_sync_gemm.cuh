@@ -37,6 +37,9 @@
 //                   would otherwise keep it behind
 //   sm89.mma_copies_last_8w mma_unroll_8w + each step's copies after its MMAs
 //                   (SpreadOrder::mmas_first, CUTLASS sm80's order)
+//   sm89.mma_ldsm_first{,_8w} ldsm_first's order on mma_spread{,_8w}
+//   sm89.mma_ldsm_unroll_8w_k32 mma_ldsm_first_8w_k32 with its iterations
+//                   unrolled by STAGES (measured slower: the order is what pays)
 // Off the ladder, tuning candidates only: sm89.x.ws_* (mma_ws_gemm.cuh),
 // mma_spread's tile warp-specialized (copy and MMA warps meet at mbarriers),
 // measured slower: without setmaxnreg the copy warps cost MMA warps.

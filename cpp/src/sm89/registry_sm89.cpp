@@ -32,16 +32,20 @@ std::vector<KernelInfo> sm89_kernels() {
       {"mma_unroll", "mma_spread with its whole-slice iterations unrolled by the stage count: every pipeline slot a constant, folded into the ldmatrix/cp.async addresses (2.24 -> ~1.9 instructions per MMA)"},
       {"mma_unroll_8w", "mma_unroll on one 8-warp 128x256 block per SM"},
       {"mma_spread_8w_k32", "mma_spread_8w with CUTLASS sm80's 128x256x32 4-stage tile (32-deep slices, one more "
-                            "stage in flight); passes the GPU suites on sm_90a, untimed"},
+                            "stage in flight): 0.83-0.94x CUTLASS's kernel of that tile (h100_ada_cutlass.md)"},
       {"mma_ldsm_first_8w_k32", "mma_spread_8w_k32 with step kk+1's ldmatrix issued ahead of the step's share of "
                                 "the next slice's copies (ptxas keeps an ldmatrix behind an earlier cp.async): each "
-                                "fragment load at least 16 MMAs ahead of its use on TN, as in CUTLASS sm80's loop, not 12 (NN 13, not 6)"},
+                                "fragment load at least 16 MMAs ahead of its use on TN, as in CUTLASS sm80's loop, "
+                                "not 12 (NN 13, not 6); 1.09x mma_spread_8w_k32 in geomean"},
       {"mma_copies_last_8w", "mma_unroll_8w with each step's share of the copies after its MMAs (CUTLASS sm80's "
                              "order): no local memory in the unrolled loop, where mma_unroll_8w's TN loop stores "
                              "and reloads 8 bytes"},
-      {"mma_ldsm_first", "mma_spread (two 4-warp 128x128x64 blocks per SM) with ldsm_first's order"},
-      {"mma_ldsm_first_8w", "mma_spread_8w (one 8-warp 128x256x64 block) with ldsm_first's order"},
-      {"mma_ldsm_unroll_8w_k32", "mma_ldsm_first_8w_k32 with its whole-slice iterations unrolled by the stage count"},
+      {"mma_ldsm_first", "mma_spread (two 4-warp 128x128x64 blocks per SM) with ldsm_first's order: 1.07x it in "
+                         "geomean"},
+      {"mma_ldsm_first_8w", "mma_spread_8w (one 8-warp 128x256x64 block) with ldsm_first's order: 1.04x it in "
+                            "geomean"},
+      {"mma_ldsm_unroll_8w_k32", "mma_ldsm_first_8w_k32 with its whole-slice iterations unrolled by the stage "
+                                 "count: 0.97x it in geomean (the 32-deep slices gain nothing from it)"},
   };
   std::vector<KernelInfo> v;
   auto add = [&](const char* name, const Step& s, const sm89::MmaConfig& c, int stages, LaunchFn fn) {
