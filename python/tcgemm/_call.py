@@ -350,7 +350,7 @@ def device_scaled_matmul(fw, a, b, scale_a, scale_b, views, out_dtype, ep, out, 
     current one), after scaled_matmul has checked everything (`views`: the adapter's Views of a, b,
     scale_a, scale_b, out and ``_fp8.check_scaled``'s answer): the plan (a dictionary hit after the
     first call), the output from the framework's allocator unless `out` is given, and one launch.
-    Nothing synchronises; nothing but the output is allocated (and the split-K workspace, kept)."""
+    Nothing synchronises; nothing but the output is allocated (and a workspace: split-K partials or a `.lines` entry's operand copies)."""
     from ._fp8 import OUT_DTYPES
     va, _vb, vsa, vsb, vout, (M, N, K, dta, dtb, lda, ldb, mode, (sa0, sa1, sb0, sb1)) = views
     dev = va.device
@@ -368,7 +368,11 @@ def device_scaled_matmul(fw, a, b, scale_a, scale_b, views, out_dtype, ep, out, 
     else:
         D = fw.empty_out(M, N, out_dtype, a)
         d_ptr, ldd = D.ptr, D.ld
-    workspace_keep, workspace_ptr = workspace(fw, workspace_bytes, dev, a, sh) if workspace_bytes else (None, 0)
+    # The split-K bytes, or a `.lines` entry's copies of the operands: kept per stream as staging
+    # buffers are, up to KEEP_STAGING; larger ones from the allocator for the call.
+    workspace_keep, workspace_ptr = (None, 0) if not workspace_bytes else \
+        workspace(fw, workspace_bytes, dev, a, sh) if workspace_bytes <= KEEP_STAGING else \
+        fw.scratch(workspace_bytes, dev, a, sh)
     run = _core.RunArgs(h, va.ptr, _vb.ptr, d_ptr, lda, ldb, ldd, sh, workspace_ptr, workspace_bytes, True)
     run.set_scales(vsa.ptr, vsb.ptr, sa0, sa1, sb0, sb1)
     if not ep.plain:

@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "sm90/heuristics.h"
+#include "sm90/lines.h"
 #include "tcgemm/tcgemm.h"
 
 using namespace tcgemm;
@@ -567,6 +568,37 @@ int main() {
       CHECK(none.empty());
     }
     if (device_count() == 0) CHECK(copy_matrices(four, 1, nullptr).code != StatusCode::ok);
+  }
+
+  // The `.lines` entries' copies (sm90/lines.h): operands whose rows are not
+  // whole 128-byte lines apart go to the workspace at a pitch of whole lines,
+  // A's copy first, B's after it at a 256-byte boundary; the bytes reserved
+  // from the shape alone hold both.
+  {
+    GemmArgs a;
+    a.M = 1000, a.N = 333, a.K = 4112, a.lda = 4112, a.ldb = 4112;
+    const sm90::LinesPlan p = sm90::lines_plan(a);
+    CHECK(p.pitch == 4224 && p.copy_a && p.copy_b);
+    CHECK(p.a_offset == 0 && p.b_offset == 1000 * 4224 && p.b_offset % 256 == 0);
+    CHECK(p.bytes == p.b_offset + ((333 * 4224 + 255) / 256) * 256 && p.bytes >= p.b_offset + 333 * 4224);
+    CHECK(sm90::lines_workspace_bytes(a) == p.bytes);
+    { GemmArgs b = a; b.lda = 4224;  // A already whole lines apart (a view of a padded buffer): read in place
+      const sm90::LinesPlan q = sm90::lines_plan(b);
+      CHECK(!q.copy_a && q.copy_b && q.bytes == p.bytes && q.b_offset == p.b_offset); }
+    { GemmArgs b = a; b.M = 7, b.K = 16, b.lda = b.ldb = 16;  // one short line
+      const sm90::LinesPlan q = sm90::lines_plan(b);
+      CHECK(q.pitch == 128 && q.copy_a && q.copy_b && q.b_offset == 1024 && q.bytes == 1024 + 333 * 128 + 128); }
+    { GemmArgs b = a; b.K = 4096, b.lda = b.ldb = 4096;  // whole lines: nothing to copy, nothing reserved
+      const sm90::LinesPlan q = sm90::lines_plan(b);
+      CHECK(!q.copy_a && !q.copy_b && q.bytes == 0 && sm90::lines_workspace_bytes(b) == 0); }
+    { GemmArgs b = a; b.K = 4096, b.lda = 4112;  // a view of K whole lines at another pitch: read in place
+      CHECK(!sm90::lines_plan(b).copy_a && sm90::lines_plan(b).bytes == 0); }
+    for (const char* name : {"sm90.ws_fp8.pingpong.lines", "sm90.ws_fp8.wide.lines",
+                             "sm90.ws_fp8.promoted.overlap.lines", "sm90.ws_fp8.promoted.wide.lines"}) {
+      const KernelInfo* k = find_kernel(name);
+      CHECK(k != nullptr);
+      if (k) CHECK((k->workspace != nullptr) == (k->launch != nullptr));
+    }
   }
 
   if (device_count() == 0) {

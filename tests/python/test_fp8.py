@@ -139,7 +139,11 @@ def test_fp8_entries_in_the_registry():
                                       ("sm90.ws_fp8.block.wide", "scale_block", (128, 256, 128), all3),
                                       ("sm90.ws_fp8.promoted.mcast", "scale_rowwise", (128, 128, 128), all3),
                                       ("sm90.ws_fp8.block.mcast", "scale_block", (128, 128, 128), all3),
-                                      ("sm90.ws_fp8.block.overlap.scale_warp", "scale_block", (128, 128, 128), all3)]:
+                                      ("sm90.ws_fp8.block.overlap.scale_warp", "scale_block", (128, 128, 128), all3),
+                                      ("sm90.ws_fp8.pingpong.lines", "scale_rowwise", (128, 128, 128), half),
+                                      ("sm90.ws_fp8.wide.lines", "scale_rowwise", (128, 256, 128), all3),
+                                      ("sm90.ws_fp8.promoted.overlap.lines", "scale_rowwise", (128, 128, 128), all3),
+                                      ("sm90.ws_fp8.promoted.wide.lines", "scale_rowwise", (128, 256, 128), all3)]:
         k = ks[name]
         assert k["dtypes"] == ["float8_e4m3fn", "float8_e5m2"] and k["layouts"] == ["TN"]
         assert k["out_dtypes"] == outs, name

@@ -179,6 +179,23 @@ std::vector<KernelInfo> sm90_kernels() {
        "1.03-1.10x .block.overlap on ten shapes (h100_fp8_scale_warp.md)",
        90, fp8, bit(Layout::TN), promoted, 128, 128, 128, 6, TCGEMM_FN(launch_ws_fp8_block_overlap_scale_warp),
        sass, kEpilogue | kScaledBlock, nullptr, fp8_out},
+      // The same kernels on operands copied to rows of whole 128-byte lines first (sm90/lines.h).
+      {"sm90.ws_fp8.pingpong.lines", "sm90",
+       "ws_fp8.pingpong on operands whose rows are not whole 128-byte lines apart (K % 128 != 0) copied first, "
+       "in one launch, into its workspace at a pitch of whole lines: every TMA box row then starts a line",
+       90, fp8, bit(Layout::TN), fast, 128, 128, 128, 5, TCGEMM_FN(launch_ws_fp8_pingpong_lines), sass,
+       kEpilogue | kScaledTensor | kScaledRow, TCGEMM_FN(workspace_ws_fp8_lines), bit(DType::bf16) | bit(DType::f16)},
+      {"sm90.ws_fp8.wide.lines", "sm90", "ws_fp8.wide on operands copied to rows of whole 128-byte lines first",
+       90, fp8, bit(Layout::TN), fast, 128, 256, 128, 4, TCGEMM_FN(launch_ws_fp8_wide_lines), sass,
+       kEpilogue | kScaledTensor | kScaledRow, TCGEMM_FN(workspace_ws_fp8_lines), fp8_out},
+      {"sm90.ws_fp8.promoted.overlap.lines", "sm90",
+       "ws_fp8.promoted.overlap on operands copied to rows of whole 128-byte lines first",
+       90, fp8, bit(Layout::TN), promoted, 128, 128, 128, 6, TCGEMM_FN(launch_ws_fp8_promoted_overlap_lines), sass,
+       kEpilogue | kScaledTensor | kScaledRow, TCGEMM_FN(workspace_ws_fp8_lines), fp8_out},
+      {"sm90.ws_fp8.promoted.wide.lines", "sm90",
+       "ws_fp8.promoted.wide on operands copied to rows of whole 128-byte lines first",
+       90, fp8, bit(Layout::TN), promoted, 128, 256, 128, 4, TCGEMM_FN(launch_ws_fp8_promoted_wide_lines), sass,
+       kEpilogue | kScaledTensor | kScaledRow, TCGEMM_FN(workspace_ws_fp8_lines), fp8_out},
   };
 #undef TCGEMM_FN
   return v;
