@@ -126,6 +126,14 @@ PARTS = {
                 ([(1, 7168, 16384), (32, 8192, 8192), (100, 14336, 4096), (128, 7168, 16384), (48, 1008, 4112)],
                  [("rowwise", True, ["auto", "sm90.ws_fp8.swap"], True)]),
                 ([(8, 4096, 14336), (64, 28672, 4096)], [("tensor", True, ["auto", "sm90.ws_fp8.swap"], True)])]),
+    "lines": ("Rows not whole 128-byte lines apart (K % 128 != 0): the .lines entries (operands copied to whole "
+              "lines first) beside the same kernels reading the rows in place, both sums (seeds 71, 72).",
+              [([(2896, 4416, 5328), (6784, 320, 2416), (1520, 6976, 6448), (1888, 2400, 960), (1888, 4448, 704),
+                 (5120, 1840, 4384), (448, 6912, 5920), (4560, 3248, 7872), (6928, 4000, 6480), (1312, 3104, 5552),
+                 (1616, 544, 3104), (5216, 496, 3424), (128, 3840, 6736), (256, 3536, 7072), (128, 6768, 6704),
+                 (256, 2928, 4128)],
+                [("tensor", True, FAST[:1] + FAST[2:] + [L + ".lines" for L in FAST[2:]], True),
+                 ("tensor", False, ["auto", PO, PW, PO + ".lines", PW + ".lines"], True)])]),
 }
 part = (sys.argv[1:] or ["tuning"])[0]
 if part not in PARTS:
