@@ -52,11 +52,11 @@ Status launch_ws_fp8_block_wide(const GemmArgs& a);       // ws_fp8_block_wide.c
 Status launch_ws_fp8_promoted_mcast(const GemmArgs& a);   // ws_fp8_promoted_mcast.cu
 Status launch_ws_fp8_block_mcast(const GemmArgs& a);      // ws_fp8_block_mcast.cu
 Status launch_ws_fp8_block_overlap_scale_warp(const GemmArgs& a);  // ws_fp8_block_overlap_scale_warp.cu
-// ws_fp8_lines.cu: the entries above, their operands first copied to rows of whole 128-byte lines (lines.h).
-Status launch_ws_fp8_pingpong_lines(const GemmArgs& a);
-Status launch_ws_fp8_wide_lines(const GemmArgs& a);
-Status launch_ws_fp8_promoted_overlap_lines(const GemmArgs& a);
-Status launch_ws_fp8_promoted_wide_lines(const GemmArgs& a);
-Status workspace_ws_fp8_lines(const GemmArgs& a, size_t* bytes);  // the copies (lines_workspace_bytes)
+// Four of the entries above, their operands first copied to rows of whole 128-byte lines (lines.h);
+// their workspace: workspace_ws_fp8_lines (lines.h).
+Status launch_ws_fp8_pingpong_lines(const GemmArgs& a);          // ws_fp8_pingpong_lines.cu
+Status launch_ws_fp8_wide_lines(const GemmArgs& a);              // ws_fp8_wide_lines.cu
+Status launch_ws_fp8_promoted_overlap_lines(const GemmArgs& a);  // ws_fp8_promoted_overlap_lines.cu
+Status launch_ws_fp8_promoted_wide_lines(const GemmArgs& a);     // ws_fp8_promoted_wide_lines.cu
 
 }  // namespace tcgemm::sm90

@@ -22,4 +22,9 @@ LinesPlan lines_plan(const GemmArgs& a) {
 
 size_t lines_workspace_bytes(const GemmArgs& a) { return lines_plan(a).bytes; }
 
+Status workspace_ws_fp8_lines(const GemmArgs& a, size_t* bytes) {
+  *bytes = lines_workspace_bytes(a);
+  return Status::Ok();
+}
+
 }  // namespace tcgemm::sm90

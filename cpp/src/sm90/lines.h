@@ -1,5 +1,5 @@
 // FP8 operands read as whole 128-byte lines: the `.lines` entries
-// (ws_fp8_lines.cu).
+// (ws_fp8_*_lines.cu, launch_lines.h).
 //
 // An FP8 stage loads, per operand row, one 128-byte TMA box row (128 k). Rows
 // a multiple of 128 bytes apart start every box row at a line of the L2;
@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "tcgemm/status.h"
 #include "tcgemm/types.h"
 
 namespace tcgemm::sm90 {
@@ -40,5 +41,8 @@ LinesPlan lines_plan(const GemmArgs& a);
 // The workspace a `.lines` entry reserves for a shape (KernelInfo::workspace:
 // leading dimensions unknown): both copies where K % 128 != 0, else none.
 size_t lines_workspace_bytes(const GemmArgs& a);
+
+// KernelInfo::workspace of every `.lines` entry.
+Status workspace_ws_fp8_lines(const GemmArgs& a, size_t* bytes);
 
 }  // namespace tcgemm::sm90

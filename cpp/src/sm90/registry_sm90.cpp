@@ -1,6 +1,7 @@
 // Registry entries of the Hopper family, in ladder order (docs/hopper.md).
 #include "core/families.h"
 #include "sm90/launch.h"
+#include "sm90/lines.h"
 
 namespace tcgemm {
 

@@ -1,19 +1,18 @@
-// Registry entries sm90.ws_fp8.pingpong.lines, sm90.ws_fp8.wide.lines,
-// sm90.ws_fp8.promoted.overlap.lines, sm90.ws_fp8.promoted.wide.lines -- the
-// kernel of the entry without `.lines`, its operands first copied to rows of
-// whole 128-byte lines where they are not (lines.h says why and when). Host
-// code only: the copy is core's copy_matrices, the GEMM the wrapped entry's
-// launch, both on the caller's stream, so the pair is captured as one.
+// The launch of a `.lines` entry (lines.h says why and when it copies): the
+// copies of its operands into the workspace at a pitch of whole 128-byte
+// lines, then the wrapped entry's launch on them. Host code: the copy is
+// core's copy_matrices, the GEMM the wrapped launch, both on the caller's
+// stream, so a graph captures the pair.
+#pragma once
+#include <string>
+
 #include "core/launch_check.h"
 #include "core/workspace.h"
 #include "sm90/launch.h"
 #include "sm90/lines.h"
 #include "tcgemm/copy.h"
 
-#include <string>
-
 namespace tcgemm::sm90 {
-namespace {
 
 // The workspace: the caller's when given (its allocator's memory), else
 // stream-ordered scratch from tcgemm's pool, freed on the stream after the
@@ -53,20 +52,6 @@ Status launch_lines(const GemmArgs& a) {
     if (s.ok()) s = f;
   }
   return s;
-}
-
-}  // namespace
-
-Status launch_ws_fp8_pingpong_lines(const GemmArgs& a) { return launch_lines<launch_ws_fp8_pingpong>(a); }
-Status launch_ws_fp8_wide_lines(const GemmArgs& a) { return launch_lines<launch_ws_fp8_wide>(a); }
-Status launch_ws_fp8_promoted_overlap_lines(const GemmArgs& a) {
-  return launch_lines<launch_ws_fp8_promoted_overlap>(a);
-}
-Status launch_ws_fp8_promoted_wide_lines(const GemmArgs& a) { return launch_lines<launch_ws_fp8_promoted_wide>(a); }
-
-Status workspace_ws_fp8_lines(const GemmArgs& a, size_t* bytes) {
-  *bytes = lines_workspace_bytes(a);
-  return Status::Ok();
 }
 
 }  // namespace tcgemm::sm90

@@ -1,0 +1,11 @@
+// Registry entry sm90.ws_fp8.promoted.overlap.lines -- sm90.ws_fp8.promoted.overlap on operands
+// first copied to rows of whole 128-byte lines where they are not (lines.h).
+#include "sm90/launch_lines.h"
+
+namespace tcgemm::sm90 {
+
+Status launch_ws_fp8_promoted_overlap_lines(const GemmArgs& a) {
+  return launch_lines<launch_ws_fp8_promoted_overlap>(a);
+}
+
+}  // namespace tcgemm::sm90
