@@ -705,3 +705,35 @@ def test_scaled_matmul_launch_through_the_call_path(monkeypatch):
     with pytest.raises(ValueError, match="NN layout"):
         tcgemm.scaled_matmul(a, T((K, N), "float8_e4m3fn"), sa, sb, out_dtype="float32")
     assert len(rec.runs) == 3
+
+
+@pytest.mark.parametrize("nbytes, kept", [(4096, True), (16 << 20, True), ((16 << 20) + 256, False)])
+def test_scaled_matmul_workspace_kept_up_to_the_staging_bound(monkeypatch, nbytes, kept):
+    """A plan's workspace (split-K partials, a `.lines` entry's operand copies) reaches the launch whole;
+    up to KEEP_STAGING bytes it is the stream's kept workspace (one allocation for two calls), past it
+    the framework's allocator serves each call (nothing of that size stays behind)."""
+    import fake_device
+    from tcgemm import _call
+
+    class T:
+        def __init__(self, shape, dtype, strides=None, ptr=1 << 20):
+            self.v = _v(shape, dtype, strides, ptr, 0)
+            self.shape = self.v.shape
+
+    class FP8Fake(fake_device.FakeAdapter):
+        @staticmethod
+        def view(x):
+            return x.v
+
+    rec = fake_device.install(monkeypatch.setattr, workspace_bytes=nbytes)
+    monkeypatch.setitem(_call._ADAPTERS, T, FP8Fake)
+    M, N, K = 300, 256, 4112
+    a, b = T((M, K), "float8_e4m3fn", ptr=1 << 21), T((K, N), "float8_e4m3fn", strides=(1, K), ptr=1 << 22)
+    sa, sb = T((), "float32", ptr=1 << 23), T((), "float32", ptr=1 << 24)
+    out = T((M, N), "bfloat16", ptr=1 << 25)
+    for _ in range(2):
+        tcgemm.scaled_matmul(a, b, sa, sb, out_dtype="bfloat16", out=out, use_fast_accum=True)
+    assert [r.workspace_bytes for r in rec.runs] == [nbytes, nbytes]
+    allocs = fake_device.FakeAdapter.allocations
+    assert [n for n, _ in allocs] == ([nbytes] if kept else [nbytes, nbytes])
+    assert all((r.workspace >= 1 << 36) != kept for r in rec.runs)  # scratch pointers sit at 2^36 (fake_device)
