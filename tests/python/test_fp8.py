@@ -140,6 +140,7 @@ def test_fp8_entries_in_the_registry():
                                       ("sm90.ws_fp8.promoted.mcast", "scale_rowwise", (128, 128, 128), all3),
                                       ("sm90.ws_fp8.block.mcast", "scale_block", (128, 128, 128), all3),
                                       ("sm90.ws_fp8.block.overlap.scale_warp", "scale_block", (128, 128, 128), all3),
+                                      ("sm90.ws_fp8.pingpong.mcast", "scale_rowwise", (128, 128, 128), half),
                                       ("sm90.ws_fp8.pingpong.lines", "scale_rowwise", (128, 128, 128), half),
                                       ("sm90.ws_fp8.wide.lines", "scale_rowwise", (128, 256, 128), all3),
                                       ("sm90.ws_fp8.promoted.overlap.lines", "scale_rowwise", (128, 128, 128), all3),

@@ -218,7 +218,7 @@ _SM90_FP8 = {"ws_fp8.cu.o": ({128}, 0, 9, 4), "ws_fp8_block.cu.o": ({128}, 0, 9,
              "ws_fp8_promoted_overlap.cu.o": ({128}, 0, 9, 12), "ws_fp8_block_overlap.cu.o": ({128}, 0, 9, 12),
              "ws_fp8_promoted_wide.cu.o": ({128}, 80, 9, 8), "ws_fp8_block_wide.cu.o": ({128}, 8, 9, 16),
              "ws_fp8_promoted_mcast.cu.o": ({128}, 8, 9, 12), "ws_fp8_block_mcast.cu.o": ({128}, 8, 9, 12),
-             "ws_fp8_block_overlap_scale_warp.cu.o": ({128}, 8, 9, 12)}
+             "ws_fp8_block_overlap_scale_warp.cu.o": ({128}, 8, 9, 12), "ws_fp8_pingpong_mcast.cu.o": ({128}, 8, 6, 8)}
 
 
 # The entries that promote (fp32 accumulation): each 128-K stage's first wgmma starts a fresh sum

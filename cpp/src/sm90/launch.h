@@ -52,6 +52,7 @@ Status launch_ws_fp8_block_wide(const GemmArgs& a);       // ws_fp8_block_wide.c
 Status launch_ws_fp8_promoted_mcast(const GemmArgs& a);   // ws_fp8_promoted_mcast.cu
 Status launch_ws_fp8_block_mcast(const GemmArgs& a);      // ws_fp8_block_mcast.cu
 Status launch_ws_fp8_block_overlap_scale_warp(const GemmArgs& a);  // ws_fp8_block_overlap_scale_warp.cu
+Status launch_ws_fp8_pingpong_mcast(const GemmArgs& a);  // ws_fp8_pingpong_mcast.cu
 // Four of the entries above, their operands first copied to rows of whole 128-byte lines (lines.h);
 // their workspace: workspace_ws_fp8_lines (lines.h).
 Status launch_ws_fp8_pingpong_lines(const GemmArgs& a);          // ws_fp8_pingpong_lines.cu

@@ -180,6 +180,11 @@ std::vector<KernelInfo> sm90_kernels() {
        "1.03-1.10x .block.overlap on ten shapes (h100_fp8_scale_warp.md)",
        90, fp8, bit(Layout::TN), promoted, 128, 128, 128, 6, TCGEMM_FN(launch_ws_fp8_block_overlap_scale_warp),
        sass, kEpilogue | kScaledBlock, nullptr, fp8_out},
+      {"sm90.ws_fp8.pingpong.mcast", "sm90",
+       "ws_fp8.pingpong in ws_fp8.mcast's 2-CTA clusters along M: the pair's B tile loaded half by each CTA and "
+       "multicast, the same consumer owning the pair's tiles in both; bf16/fp16 out",
+       90, fp8, bit(Layout::TN), fast, 128, 128, 128, 5, TCGEMM_FN(launch_ws_fp8_pingpong_mcast), sass,
+       kEpilogue | kScaledTensor | kScaledRow, nullptr, bit(DType::bf16) | bit(DType::f16)},
       // The same kernels on operands copied to rows of whole 128-byte lines first (sm90/lines.h).
       {"sm90.ws_fp8.pingpong.lines", "sm90",
        "ws_fp8.pingpong on operands whose rows are not whole 128-byte lines apart (K % 128 != 0) copied first, "

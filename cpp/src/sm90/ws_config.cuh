@@ -216,8 +216,12 @@ struct WsTraits {
                 "the cluster split: a split-K kernel whose clusters are its K slices, stored from registers");
   static_assert(!STREAM_K || (CTAS == 1 && !PINGPONG && TMA_STORE && !SWAP_AB),
                 "stream-K: cooperative consumers, no cluster, the TMA-store epilogue for finished tiles");
-  static_assert(!PINGPONG || (CONSUMERS == 2 && PERSISTENT && CTAS == 1 && TMA_STORE && !SPLIT_K),
-                "ping-pong: two consumers of a persistent, cluster-less, TMA-store kernel");
+  // Ping-pong in 2-CTA clusters along M: both CTAs walk the same units in the same order, so the
+  // consumer that owns a tile in one owns its B peer's tile in the other, and the owners' warps
+  // of both CTAs free each slot (READERS).
+  static_assert(!PINGPONG || (CONSUMERS == 2 && PERSISTENT && (CTAS == 1 || (CLUSTER == 2 && CLUSTER_N == 1)) &&
+                              TMA_STORE && !SPLIT_K),
+                "ping-pong: two consumers of a persistent TMA-store kernel, alone or in 2-CTA clusters along M");
   static_assert(C.m_blocks == 1 || (C.m_blocks == 2 && !PINGPONG && !FP8 && !CLUSTER_SPLIT && !SWAP_AB && !STREAM_K &&
                                     M_BLOCKS * BN <= 256),
                 "two row blocks per consumer: 16-bit, cooperative, whole tiles or the split tail, at most 128 "
