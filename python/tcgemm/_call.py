@@ -350,7 +350,8 @@ def device_scaled_matmul(fw, a, b, scale_a, scale_b, views, out_dtype, ep, out, 
     current one), after scaled_matmul has checked everything (`views`: the adapter's Views of a, b,
     scale_a, scale_b, out and ``_fp8.check_scaled``'s answer): the plan (a dictionary hit after the
     first call), the output from the framework's allocator unless `out` is given, and one launch.
-    Nothing synchronises; nothing but the output is allocated (and a workspace: split-K partials or a `.lines` entry's operand copies)."""
+    Nothing synchronises; nothing but the output is allocated (and a workspace: split-K partials or a
+    `.lines` entry's operand copies)."""
     from ._fp8 import OUT_DTYPES
     va, _vb, vsa, vsb, vout, (M, N, K, dta, dtb, lda, ldb, mode, (sa0, sa1, sb0, sb1)) = views
     dev = va.device

@@ -202,7 +202,9 @@ def _res_usage_by_kernel(member, tmp_path):
 # Each Hopper FP8 entry's object file: its wgmma widths, the stack it may use (8 bytes where 2-CTA
 # clusters multicast B: the producer keeps one word there across a tile, as ws_mcast's 16-bit producer
 # does, with 40 registers after setmaxnreg.dec; so does the scale-warp entry's producer warpgroup
-# around the scheduler's 64-bit division, once a tile; 80 for promoted.wide, whose fp32-output
+# around the scheduler's 64-bit division, once a tile, and ping-pong's consumers in clusters, a word
+# saved before the roles split and read in the scheduler's arithmetic, once a tile, outside the K
+# loop; 80 for promoted.wide, whose fp32-output
 # kernels keep 19 values of a finished tile in local memory in its epilogue, after the K loop), its
 # kernels (three operand pairs x bf16, fp16, fp32 output; 16-bit output only: six; the swap: x 4
 # widths x 2 weight-tile heights) and the wgmmas in its code (four k32 steps per m64 row block per
@@ -218,7 +220,8 @@ _SM90_FP8 = {"ws_fp8.cu.o": ({128}, 0, 9, 4), "ws_fp8_block.cu.o": ({128}, 0, 9,
              "ws_fp8_promoted_overlap.cu.o": ({128}, 0, 9, 12), "ws_fp8_block_overlap.cu.o": ({128}, 0, 9, 12),
              "ws_fp8_promoted_wide.cu.o": ({128}, 80, 9, 8), "ws_fp8_block_wide.cu.o": ({128}, 8, 9, 16),
              "ws_fp8_promoted_mcast.cu.o": ({128}, 8, 9, 12), "ws_fp8_block_mcast.cu.o": ({128}, 8, 9, 12),
-             "ws_fp8_block_overlap_scale_warp.cu.o": ({128}, 8, 9, 12), "ws_fp8_pingpong_mcast.cu.o": ({128}, 8, 6, 8)}
+             "ws_fp8_block_overlap_scale_warp.cu.o": ({128}, 8, 9, 12),
+             "ws_fp8_pingpong_mcast.cu.o": ({128}, 8, 6, 8)}
 
 
 # The entries that promote (fp32 accumulation): each 128-K stage's first wgmma starts a fresh sum
