@@ -570,34 +570,60 @@ int main() {
     if (device_count() == 0) CHECK(copy_matrices(four, 1, nullptr).code != StatusCode::ok);
   }
 
-  // The `.lines` entries' copies (sm90/lines.h): operands whose rows are not
-  // whole 128-byte lines apart go to the workspace at a pitch of whole lines,
-  // A's copy first, B's after it at a 256-byte boundary; the bytes reserved
-  // from the shape alone hold both.
+  // The `.lines` entries' copies (sm90/lines.h): operands whose rows do not
+  // start at 128-byte lines go to the workspace at a pitch of whole lines,
+  // from its first line boundary: A's copy first, B's after it at a 256-byte
+  // boundary; the bytes reserved from the shape alone hold both and a line
+  // of slack.
   {
     GemmArgs a;
     a.M = 1000, a.N = 333, a.K = 4112, a.lda = 4112, a.ldb = 4112;
     const sm90::LinesPlan p = sm90::lines_plan(a);
     CHECK(p.pitch == 4224 && p.copy_a && p.copy_b);
     CHECK(p.a_offset == 0 && p.b_offset == 1000 * 4224 && p.b_offset % 256 == 0);
-    CHECK(p.bytes == p.b_offset + ((333 * 4224 + 255) / 256) * 256 && p.bytes >= p.b_offset + 333 * 4224);
-    CHECK(sm90::lines_workspace_bytes(a) == p.bytes);
+    CHECK(p.bytes == 128 + p.b_offset + ((333 * 4224 + 255) / 256) * 256);
     { GemmArgs b = a; b.lda = 4224;  // A already whole lines apart (a view of a padded buffer): read in place
       const sm90::LinesPlan q = sm90::lines_plan(b);
       CHECK(!q.copy_a && q.copy_b && q.bytes == p.bytes && q.b_offset == p.b_offset); }
+    { GemmArgs b = a; b.lda = 4224; b.A = reinterpret_cast<const void*>(uintptr_t{1} << 20 | 16);  // ... starting mid-line
+      CHECK(sm90::lines_plan(b).copy_a); }
     { GemmArgs b = a; b.M = 7, b.K = 16, b.lda = b.ldb = 16;  // one short line
       const sm90::LinesPlan q = sm90::lines_plan(b);
-      CHECK(q.pitch == 128 && q.copy_a && q.copy_b && q.b_offset == 1024 && q.bytes == 1024 + 333 * 128 + 128); }
+      CHECK(q.pitch == 128 && q.copy_a && q.copy_b && q.b_offset == 1024 && q.bytes == 128 + 1024 + 333 * 128 + 128); }
     { GemmArgs b = a; b.K = 4096, b.lda = b.ldb = 4096;  // whole lines: nothing to copy, nothing reserved
       const sm90::LinesPlan q = sm90::lines_plan(b);
       CHECK(!q.copy_a && !q.copy_b && q.bytes == 0 && sm90::lines_workspace_bytes(b) == 0); }
     { GemmArgs b = a; b.K = 4096, b.lda = 4112;  // a view of K whole lines at another pitch: read in place
       CHECK(!sm90::lines_plan(b).copy_a && sm90::lines_plan(b).bytes == 0); }
+    { GemmArgs b = a; b.K = 4111;  // an odd K (the C++ API allows it): no 2-byte copy moves it, read in place
+      CHECK(!sm90::lines_plan(b).copy_a && !sm90::lines_plan(b).copy_b && sm90::lines_plan(b).bytes == 0); }
+    // The copies themselves: 2-byte elements, from the workspace's first line boundary.
+    {
+      GemmArgs b = a;
+      b.A = reinterpret_cast<const void*>(uintptr_t{1} << 30), b.B = reinterpret_cast<const void*>(uintptr_t{1} << 31);
+      b.lda = 4128, b.ldb = 4224;  // B whole lines apart: read in place
+      const sm90::LinesPlan q = sm90::lines_plan(b);
+      char* ws = reinterpret_cast<char*>(uintptr_t{1} << 32) + 16;  // 16-byte aligned, 16 bytes into a line
+      MatrixCopy c[2];
+      GemmArgs g;
+      CHECK(sm90::lines_copies(b, q, ws, c, &g) == 1);
+      CHECK(c[0].src == b.A && c[0].dst == ws + 112 && c[0].rows == 1000 && c[0].cols == 2056 && c[0].batch == 1);
+      CHECK(c[0].src_row == 2064 && c[0].src_col == 1 && c[0].dst_row == 2112 && c[0].dst_col == 1);
+      CHECK(g.A == ws + 112 && g.lda == 4224 && g.B == b.B && g.ldb == 4224 && g.K == 4112 && !g.workspace);
+      CHECK(112 + q.b_offset + 333 * 4224 <= q.bytes);  // B's copy would fit after the slack too
+      b.ldb = 4112;
+      CHECK(sm90::lines_copies(b, sm90::lines_plan(b), ws, c, &g) == 2);
+      CHECK(c[1].src == b.B && c[1].dst == ws + 112 + q.b_offset && c[1].rows == 333 && c[1].src_row == 2056);
+      CHECK(g.B == ws + 112 + q.b_offset && g.ldb == 4224);
+    }
     for (const char* name : {"sm90.ws_fp8.pingpong.lines", "sm90.ws_fp8.wide.lines",
                              "sm90.ws_fp8.promoted.overlap.lines", "sm90.ws_fp8.promoted.wide.lines"}) {
       const KernelInfo* k = find_kernel(name);
       CHECK(k != nullptr);
-      if (k) CHECK((k->workspace != nullptr) == (k->launch != nullptr));
+      if (k && k->workspace) {  // (built with the family: what the plan reserves for the shape)
+        size_t bytes = 0;
+        CHECK(k->workspace(a, &bytes).ok() && bytes == p.bytes);
+      }
     }
   }
 

@@ -31,20 +31,9 @@ Status launch_lines(const GemmArgs& a) {
   } else {
     TCGEMM_TRY(workspace_alloc(plan.bytes, a.stream, &ws));
   }
-  // copy_matrices moves 2-byte elements: an FP8 row (K a multiple of 16) is K / 2 of them.
-  char* base = static_cast<char*>(ws);
-  GemmArgs g = a;
-  g.workspace = nullptr, g.workspace_bytes = 0;  // the wrapped kernels need none of their own
   MatrixCopy copies[2];
-  int n = 0;
-  if (plan.copy_a) {
-    copies[n++] = MatrixCopy{a.A, base + plan.a_offset, a.M, a.K / 2, 1, a.lda / 2, 1, 0, plan.pitch / 2, 1, 0};
-    g.A = base + plan.a_offset, g.lda = plan.pitch;
-  }
-  if (plan.copy_b) {
-    copies[n++] = MatrixCopy{a.B, base + plan.b_offset, a.N, a.K / 2, 1, a.ldb / 2, 1, 0, plan.pitch / 2, 1, 0};
-    g.B = base + plan.b_offset, g.ldb = plan.pitch;
-  }
+  GemmArgs g;
+  const int n = lines_copies(a, plan, ws, copies, &g);
   Status s = copy_matrices(copies, n, a.stream);
   if (s.ok()) s = Gemm(g);
   if (pooled) {

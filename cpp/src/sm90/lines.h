@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "tcgemm/copy.h"
 #include "tcgemm/status.h"
 #include "tcgemm/types.h"
 
@@ -22,21 +23,28 @@ namespace tcgemm::sm90 {
 inline constexpr int64_t kLineBytes = 128;
 
 // Where a `.lines` launch puts its copies. Offsets are bytes from the
-// workspace's start, 256-byte aligned (TMA needs 16; the copies' rows are
-// whole lines only if their start is one).
+// workspace's first line boundary (a caller's workspace need only be 16-byte
+// aligned: the plan reserves a line more), 256 bytes apart at least; the
+// copies' rows are whole lines only if their start is one.
 struct LinesPlan {
   int64_t pitch = 0;  // bytes (FP8 elements) between a copy's rows: K rounded up to whole lines
   bool copy_a = false, copy_b = false;
   size_t a_offset = 0, b_offset = 0;
-  size_t bytes = 0;  // the workspace: A's copy, then B's
+  size_t bytes = 0;  // the workspace: a line of slack, A's copy, then B's
 };
 
 // The plan for these arguments: an operand is copied when K is not a whole
-// number of lines and its leading dimension (bytes) is not either -- a K of
-// whole lines read through a view of another pitch is read in place, so that
-// the bytes reserved before the leading dimensions are known
-// (lines_workspace_bytes) always hold the copies. Pure, host-tested.
+// number of lines (and is even: the copy moves 2-byte elements) and its rows
+// do not start at lines -- a leading dimension (bytes) or a start that is no
+// multiple of 128. A K of whole lines is read in place whatever its pitch, so
+// that the bytes reserved before the operands are known (lines_workspace_bytes)
+// always hold the copies. Pure, host-tested.
 LinesPlan lines_plan(const GemmArgs& a);
+
+// The copies of a plan into the workspace at `ws` (its first line boundary
+// taken as the base), and in *g the arguments of the GEMM on them -> the
+// number of copies (0-2). Pure, host-tested.
+int lines_copies(const GemmArgs& a, const LinesPlan& plan, void* ws, MatrixCopy* copies, GemmArgs* g);
 
 // The workspace a `.lines` entry reserves for a shape (KernelInfo::workspace:
 // leading dimensions unknown): both copies where K % 128 != 0, else none.

@@ -3,9 +3,10 @@
 // adjacent 128x128 tiles in step, each loads half of their shared B tile and
 // multicasts it to both, and in each CTA the same consumer owns the pair's
 // tile. A stage then asks the L2 for 24 KB instead of 32: on rows that start
-// 16 bytes into a sector ping-pong alone runs at 0.58-0.78 of its speed on
-// copies of them at whole lines, copy included (bench/results/h100_fp8_lines.md),
-// where the 128x256 tiles in the same clusters lose far less.
+// 16 bytes into a sector, both sides 1312 or more, ping-pong alone runs at
+// 0.58-0.78 of its speed on copies of them at whole lines, copy included
+// (bench/results/h100_fp8_lines.md), where the 128x256 tiles in the same
+// clusters lose far less.
 #include "sm90/launch.h"
 #include "sm90/launch_ws.cuh"
 
