@@ -6,6 +6,7 @@
 #include <string>
 
 #include "check.h"
+#include "core/workspace.h"
 #include "sm90/heuristics.h"
 #include "sm90/lines.h"
 #include "tcgemm/tcgemm.h"
@@ -625,6 +626,23 @@ int main() {
         CHECK(k->workspace(a, &bytes).ok() && bytes == p.bytes);
       }
     }
+  }
+
+  // A launch's workspace given by the caller (core/workspace.h): checked for
+  // size, used as it is, never freed; the launch's status passes through.
+  {
+    alignas(16) static char mem[256];
+    LaunchWorkspace w;
+    const Status small = w.acquire(mem, 128, 256, nullptr);
+    CHECK(!small.ok() && small.code == StatusCode::invalid_argument &&
+          small.message.find("workspace of 128 bytes; this launch needs 256") != std::string::npos);
+    LaunchWorkspace v;
+    CHECK(v.acquire(mem, 256, 256, nullptr).ok() && v.ptr() == mem);
+    CHECK(v.release(Status::Ok()).ok());
+    LaunchWorkspace u;
+    CHECK(u.acquire(mem, 512, 256, nullptr).ok() && u.ptr() == mem);
+    const Status e = u.release(Status::Error(StatusCode::cuda_error, "launch"));
+    CHECK(!e.ok() && e.message == "launch");
   }
 
   if (device_count() == 0) {

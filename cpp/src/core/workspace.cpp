@@ -49,6 +49,27 @@ Status workspace_free(void* ptr, cudaStream_t stream) {
   return cuda_status(cudaFreeAsync(ptr, stream), "cudaFreeAsync(workspace)");
 }
 
+Status LaunchWorkspace::acquire(void* given, size_t given_bytes, size_t bytes, cudaStream_t stream) {
+  stream_ = stream;
+  if (given) {
+    if (given_bytes < bytes)
+      return Status::Error(StatusCode::invalid_argument, "workspace of " + std::to_string(given_bytes) +
+                                                             " bytes; this launch needs " + std::to_string(bytes));
+    ptr_ = given;
+    return Status::Ok();
+  }
+  TCGEMM_TRY(workspace_alloc(bytes, stream, &ptr_));
+  pooled_ = true;
+  return Status::Ok();
+}
+
+Status LaunchWorkspace::release(Status launched) {
+  if (!pooled_) return launched;
+  pooled_ = false;
+  const Status f = workspace_free(ptr_, stream_);
+  return launched.ok() ? f : launched;
+}
+
 Status workspace_trim() {
   std::lock_guard<std::mutex> lock(mu);
   for (cudaMemPool_t p : pools)

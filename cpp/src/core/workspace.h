@@ -18,6 +18,25 @@ namespace tcgemm {
 
 Status workspace_alloc(size_t bytes, cudaStream_t stream, void** out);
 Status workspace_free(void* ptr, cudaStream_t stream);
+// One launch's workspace: the caller's when given (the memory of its
+// allocator: torch's, cupy's), checked for size, else stream-ordered scratch
+// from the pool above, which `release` frees on the same stream once the
+// launch's kernels are queued. Neither synchronises; both can be captured.
+class LaunchWorkspace {
+ public:
+  // `given` / `given_bytes`: the caller's workspace (GemmArgs), or null.
+  Status acquire(void* given, size_t given_bytes, size_t bytes, cudaStream_t stream);
+  void* ptr() const { return ptr_; }
+  // Frees pool scratch (nothing of the caller's); the launch's status wins
+  // over the free's.
+  Status release(Status launched);
+
+ private:
+  void* ptr_ = nullptr;
+  bool pooled_ = false;
+  cudaStream_t stream_ = nullptr;
+};
+
 // Hands the memory the pools hold but nobody uses back to the driver
 // (cudaMemPoolTrimTo), on every device a pool was made for.
 Status workspace_trim();

@@ -4,7 +4,6 @@
 // core's copy_matrices, the GEMM the wrapped launch, both on the caller's
 // stream, so a graph captures the pair.
 #pragma once
-#include <string>
 
 #include "core/launch_check.h"
 #include "core/workspace.h"
@@ -14,33 +13,20 @@
 
 namespace tcgemm::sm90 {
 
-// The workspace: the caller's when given (its allocator's memory), else
-// stream-ordered scratch from tcgemm's pool, freed on the stream after the
-// GEMM (core/workspace.h) -- neither synchronises.
+// The copies go to the launch's workspace (core/workspace.h: the caller's,
+// else tcgemm's pool).
 template <Status (*Gemm)(const GemmArgs&)>
 Status launch_lines(const GemmArgs& a) {
   const LinesPlan plan = lines_plan(a);
   if (!plan.copy_a && !plan.copy_b) return Gemm(a);
-  void* ws = nullptr;
-  const bool pooled = a.workspace == nullptr;
-  if (!pooled) {
-    if (a.workspace_bytes < plan.bytes)
-      return Status::Error(StatusCode::invalid_argument, "workspace of " + std::to_string(a.workspace_bytes) +
-                                                             " bytes; this launch needs " + std::to_string(plan.bytes));
-    ws = a.workspace;
-  } else {
-    TCGEMM_TRY(workspace_alloc(plan.bytes, a.stream, &ws));
-  }
+  LaunchWorkspace ws;
+  TCGEMM_TRY(ws.acquire(a.workspace, a.workspace_bytes, plan.bytes, a.stream));
   MatrixCopy copies[2];
   GemmArgs g;
-  const int n = lines_copies(a, plan, ws, copies, &g);
+  const int n = lines_copies(a, plan, ws.ptr(), copies, &g);
   Status s = copy_matrices(copies, n, a.stream);
   if (s.ok()) s = Gemm(g);
-  if (pooled) {
-    const Status f = workspace_free(ws, a.stream);
-    if (s.ok()) s = f;
-  }
-  return s;
+  return ws.release(s);
 }
 
 }  // namespace tcgemm::sm90

@@ -239,44 +239,26 @@ Status launch_ws(const GemmArgs& orig) {
   if (workers * ctas > 0x7fffffff)
     return Status::Error(StatusCode::not_supported, "too many output tiles for one grid");
   const unsigned grid = static_cast<unsigned>(workers * ctas);
-  // Split-K's fp32 partials, stream-K's flags and slots: the caller's
-  // workspace when given (the memory of its allocator: torch's, cupy's),
-  // else stream-ordered scratch from tcgemm's pool (core/workspace.h),
-  // freed on the same stream once the kernels have read it. Neither
-  // synchronises; both can be captured.
+  // Split-K's fp32 partials, stream-K's flags and slots: the launch's
+  // workspace (core/workspace.h: the caller's, else tcgemm's pool, freed on
+  // the stream once the kernels have read it).
   const size_t ws_bytes = Cfg::STREAM_K ? sk.bytes : split.bytes;
-  void* ws = nullptr;
-  bool pooled = false;
+  LaunchWorkspace ws;
   if (ws_bytes) {
     p.ld_partials = split.ld_partials;
-    if (a.workspace) {
-      if (a.workspace_bytes < ws_bytes)
-        return Status::Error(StatusCode::invalid_argument, "workspace of " + std::to_string(a.workspace_bytes) +
-                                                               " bytes; this launch needs " + std::to_string(ws_bytes));
-      ws = a.workspace;
-    } else {
-      TCGEMM_TRY(workspace_alloc(ws_bytes, a.stream, &ws));
-      pooled = true;
-    }
-    p.partials = static_cast<float*>(ws);
+    TCGEMM_TRY(ws.acquire(a.workspace, a.workspace_bytes, ws_bytes, a.stream));
+    p.partials = static_cast<float*>(ws.ptr());
   }
-  auto release_workspace = [&](Status s) {
-    if (pooled) {
-      const Status f = workspace_free(ws, a.stream);
-      if (s.ok()) s = f;
-    }
-    return s;
-  };
   // Stream-K's flags start at zero in every launch: the caller's memory
   // holds anything, and a CUDA graph replays the launch unchanged, so a
   // memset node on the stream (ordered, capturable, no allocation) clears
   // them; a publication then is always this launch's.
   if constexpr (Cfg::STREAM_K) {
     if (ws_bytes) {
-      p.sk_flags = static_cast<int*>(ws);
-      p.partials = reinterpret_cast<float*>(static_cast<char*>(ws) + sk.flag_bytes);
-      const Status m = cuda_status(cudaMemsetAsync(ws, 0, sk.flag_bytes, a.stream), "cudaMemsetAsync");
-      if (!m.ok()) return release_workspace(m);
+      p.sk_flags = static_cast<int*>(ws.ptr());
+      p.partials = reinterpret_cast<float*>(static_cast<char*>(ws.ptr()) + sk.flag_bytes);
+      const Status m = cuda_status(cudaMemsetAsync(ws.ptr(), 0, sk.flag_bytes, a.stream), "cudaMemsetAsync");
+      if (!m.ok()) return ws.release(m);
     }
   }
   Status launched;
@@ -288,7 +270,7 @@ Status launch_ws(const GemmArgs& orig) {
   } else {
     launched = launch_grid<Cfg>(kernel, grid, ctas, a.stream, map_a, map_b, map_c, p);
   }
-  if (!launched.ok()) return release_workspace(launched);
+  if (!launched.ok()) return ws.release(launched);
   Status s = check_launch("ws_kernel");
   if constexpr (!Cfg::CLUSTER_SPLIT && !Cfg::STREAM_K && !Cfg::FP8) {  // (none of these builds reduction kernels)
     if (s.ok() && (p.splits > 1 || Cfg::SWAP_AB)) {
@@ -298,7 +280,7 @@ Status launch_ws(const GemmArgs& orig) {
       s = launch_splitk_reduce<DT>(r, a.stream);
     }
   }
-  return release_workspace(s);
+  return ws.release(s);
 }
 
 // One layout's kernels (both element types): a translation unit that
