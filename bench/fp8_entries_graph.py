@@ -10,24 +10,40 @@ import torch, tcgemm
 from graph_timing import header, timed
 dev = "cuda"
 print(header(), flush=True)
-def case(M, N, K, mode, fast, kernels, ref):
+def case(M, N, K, mode, fast, kernels, ref, rotate=False):
+    """rotate: the graph's 10 calls read 10 different copies of the operands (together past twice the L2),
+    so that what a call reads comes from HBM as in a model's layers, not hot from the L2 of the call before."""
     tcgemm._call._PLANS.clear()  # (so that the one plan of this shape auto makes is this mode's)
-    x = torch.randn(M, K, device=dev); w = torch.randn(N, K, device=dev)
     blk = {"tensor": ("tensor", "tensor"), "rowwise": ("row", "row"), "block": ((1, 128), (128, 128))}[mode]
-    xq, sx = tcgemm.quantize_fp8(x, block=blk[0]); wq, sw = tcgemm.quantize_fp8(w, block=blk[1])
-    sb = sw if mode == "block" else (sw.t() if mode == "rowwise" else sw)
+    sets = []
+    for _ in range(10 if rotate else 1):
+        x = torch.randn(M, K, device=dev); w = torch.randn(N, K, device=dev)
+        xq, sx = tcgemm.quantize_fp8(x, block=blk[0]); wq, sw = tcgemm.quantize_fp8(w, block=blk[1])
+        sets.append((xq, wq, sx, sw if mode == "block" else (sw.t() if mode == "rowwise" else sw)))
+    del x, w
+    if rotate and 10 * (M + N) * K < 2 * torch.cuda.get_device_properties(0).L2_cache_size:
+        print(f"{M}x{N}x{K}: 10 copies of the operands do not pass twice the L2", flush=True)
     o = torch.empty(M, N, device=dev, dtype=torch.bfloat16)
-    fs = {k: (lambda k=k: tcgemm.scaled_matmul(xq, wq.t(), sx, sb, out_dtype=torch.bfloat16, out=o, kernel=k,
-                                                use_fast_accum=fast)) for k in kernels}
+    turn = [0]
+    def operands():  # the next set of operands; during capture each call takes its own
+        turn[0] += 1
+        return sets[turn[0] % len(sets)]
+    def ours(k):
+        xq, wq, sx, sb = operands()
+        return tcgemm.scaled_matmul(xq, wq.t(), sx, sb, out_dtype=torch.bfloat16, out=o, kernel=k, use_fast_accum=fast)
+    def theirs():
+        xq, wq, sx, sb = operands()
+        return torch._scaled_mm(xq, wq.t(), scale_a=sx.reshape(sx.shape if mode == "rowwise" else ()),
+                                scale_b=sb.reshape(sb.shape if mode == "rowwise" else ()), out_dtype=torch.bfloat16,
+                                use_fast_accum=fast)
+    fs = {k: (lambda k=k: ours(k)) for k in kernels}
     if ref:
-        fs["_scaled_mm"] = lambda: torch._scaled_mm(xq, wq.t(), scale_a=sx.reshape(sx.shape if mode == "rowwise" else ()),
-                                                     scale_b=sb.reshape(sb.shape if mode == "rowwise" else ()),
-                                                     out_dtype=torch.bfloat16, use_fast_accum=fast)
+        fs["_scaled_mm"] = theirs
     m = timed(fs); fl = 2 * M * N * K
     base = m.get("_scaled_mm", m[kernels[0]])
     pick = next((p[1] for k, p in tcgemm._call._PLANS.items()
                  if k[-1] == "scaled" and k[1:4] == (M, N, K) and k[9] == "auto"), "?")  # the entry auto took
-    print(f"{M}x{N}x{K} {mode} {'fast' if fast else 'f32'} (auto: {pick}): " + "  ".join(
+    print(f"{M}x{N}x{K} {mode} {'fast' if fast else 'f32'}{' rotated' if rotate else ''} (auto: {pick}): " + "  ".join(
         f"{n} {fl / m[n] / 1e9:.0f}TF ({base / m[n]:.3f}x)" for n in m), flush=True)
 def block_case(M, N, K):
     """The block-scale entries beside `.promoted.overlap` and `.promoted.mcast` with tensor scales (the
@@ -142,6 +158,26 @@ PARTS = {
                        (368, 2416, 2192), (7504, 7776, 4576), (7376, 752, 4016)],
                       [("tensor", True, FAST[:1] + FAST[2:] + [L + ".lines" for L in FAST[2:]], True),
                        ("tensor", False, ["auto", PO, PW, PO + ".lines", PW + ".lines"], True)])]),
+    "lines_rotated": ("The .lines entries beside the same kernels in place and _scaled_mm with operands rotated past "
+                      "the L2 (the copy reads HBM, as in a model's layers): rows of part lines of seeds 51, 52 (those "
+                      "of lines_check) and of random.Random(73), (74): randrange(256, 8193, 16), K % 128 != 0, both "
+                      "sides >= 512; fast and fp32 sums.",
+                      [([(2688, 2976, 2272), (2768, 2016, 6800), (6496, 7264, 1968), (3344, 6656, 3312),
+                         (1712, 4160, 1808), (7472, 4000, 6544), (7920, 5152, 2288), (4816, 3968, 4384),
+                         (4624, 2224, 7952), (7408, 3408, 1120), (7504, 7776, 4576), (7376, 752, 4016),
+                         (2544, 1248, 4368), (4176, 4864, 1744), (4032, 2688, 5056), (848, 4240, 3552),
+                         (7296, 5248, 4464), (7360, 1184, 2864), (1232, 6800, 2784), (1744, 7424, 7264)],
+                        [("tensor", True, ["auto", "sm90.ws_fp8.pingpong", "sm90.ws_fp8.pingpong.mcast",
+                                           "sm90.ws_fp8.pingpong.lines"], True, True),
+                         ("tensor", False, ["auto", PO, PW, PO + ".lines"], True, True)])]),
+    "mcast": ("Ping-pong in 2-CTA clusters along M with B multicast (.pingpong.mcast) beside ping-pong alone and "
+              "copied to whole lines, fast sums: rows 16 bytes into a sector, rows of part lines, whole lines "
+              "(the lines part's seeds 71, 72 and shapes of neither).",
+              [([(2896, 4416, 5328), (1520, 6976, 6448), (5120, 1840, 4384), (4560, 3248, 7872), (6928, 4000, 6480),
+                 (1312, 3104, 5552), (448, 6912, 5920), (6784, 320, 2416), (1888, 2400, 960), (4096, 4096, 4112),
+                 (3000, 5008, 3088), (4096, 4096, 4096), (8192, 8192, 4096), (6144, 5120, 3072), (2048, 7168, 4096)],
+                [("tensor", True, ["auto", "sm90.ws_fp8.pingpong", "sm90.ws_fp8.pingpong.mcast",
+                                   "sm90.ws_fp8.pingpong.lines"], True)])]),
 }
 part = (sys.argv[1:] or ["tuning"])[0]
 if part not in PARTS:
