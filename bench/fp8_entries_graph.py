@@ -170,6 +170,15 @@ PARTS = {
                         [("tensor", True, ["auto", "sm90.ws_fp8.pingpong", "sm90.ws_fp8.pingpong.mcast",
                                            "sm90.ws_fp8.pingpong.lines"], True, True),
                          ("tensor", False, ["auto", PO, PW, PO + ".lines"], True, True)])]),
+    "lines_rotated_check": ("auto's rules for rows not whole lines apart (.pingpong.lines for rows 16 bytes into a "
+                            "sector, .pingpong.mcast for part lines) on shapes no rule was fitted on: random.Random(75), "
+                            "(76) as lines_rotated's, operands rotated past the L2, fast sums.",
+                            [([(3936, 5040, 3824), (3968, 592, 6224), (7232, 5744, 7840), (5808, 7472, 7184),
+                               (1072, 7600, 5920), (2848, 7840, 928), (6448, 2304, 2496), (5696, 3104, 5216),
+                               (3280, 4048, 8032), (3440, 1888, 7696), (2688, 688, 3680), (2720, 6416, 7136),
+                               (3840, 4256, 2144), (928, 2992, 7184), (2720, 2112, 2976), (6720, 4608, 736)],
+                              [("tensor", True, FAST + ["sm90.ws_fp8.pingpong.lines", "sm90.ws_fp8.pingpong.mcast"],
+                                True, True)])]),
     "mcast": ("Ping-pong in 2-CTA clusters along M with B multicast (.pingpong.mcast) beside ping-pong alone and "
               "copied to whole lines, fast sums: rows 16 bytes into a sector, rows of part lines, whole lines "
               "(the lines part's seeds 71, 72 and shapes of neither).",

@@ -365,8 +365,21 @@ int main() {
       CHECK(fp8_first(a, 4096, 4096, 14336) == "sm90.ws_fp8.wide");      // deeper: 4 wide rounds against 8
       CHECK(fp8_first(a, 2080, 2544, 1184) == "sm90.ws_fp8.pingpong");   // short K, whole sectors
       CHECK(fp8_first(a, 6384, 4000, 5584) == "sm90.ws_fp8.wide");       // rows 16 bytes into a sector
-      CHECK(fp8_first(a, 3000, 1536, 7184) == "sm90.ws_fp8.wide");       // ... also where 2 wide rounds meet 3 square
-      CHECK(fp8_first(a, 2080, 2544, 1200) == "sm90.ws_fp8.wide");       // (the same)
+      // ... copied to whole lines first from two rounds of square tiles, to K = 4608 or where
+      // the wide rounds cost more than 1.2x the square ones (2 against 3):
+      CHECK(fp8_first(a, 3000, 1536, 7184) == "sm90.ws_fp8.pingpong.lines");
+      CHECK(fp8_first(a, 2080, 2544, 1200) == "sm90.ws_fp8.pingpong.lines");
+      CHECK(fp8_first(a, 7472, 4000, 6544) == "sm90.ws_fp8.wide");       // deep K on 16 wide rounds against 15
+      CHECK(fp8_first(a, 2544, 1248, 4368) == "sm90.ws_fp8.wide");       // 200 tiles: under two rounds
+      CHECK(fp8_first(a, 16384, 16384, 4112) == "sm90.ws_fp8.pingpong.lines");  // copies of 138 MB
+      CHECK(fp8_first(a, 16384, 16384, 16400) == "sm90.ws_fp8.wide");    // copies of 541 MB: not taken
+      {
+        GemmArgs f32 = a;  // ping-pong stores 16-bit boxes: fp32 output takes the wide tiles in place
+        f32.dtype_c = DType::f32, f32.M = 2080, f32.N = 2544, f32.K = 1200;
+        const auto list = auto_preference(90, f32, 132);
+        CHECK(std::string(list.at(0)) == "sm90.ws_fp8.pingpong.lines" && std::string(list.at(1)) == "sm90.ws_fp8.wide");
+        CHECK(!check_supports(*find_kernel("sm90.ws_fp8.pingpong.lines"), f32).ok());
+      }
       CHECK(fp8_first(a, 6080, 544, 3600) == "sm90.ws_fp8.pingpong");    // ... but 2 against 2: the square tiles
       CHECK(fp8_first(a, 368, 2416, 2192) == "sm90.ws_fp8.pingpong");    // 1 against 1
       CHECK(fp8_first(a, 2080, 2544, 2080) == "sm90.ws_fp8.pingpong");   // part lines, K <= 2816
@@ -376,7 +389,13 @@ int main() {
       CHECK(fp8_first(a, 2080, 2544, 3072) == "sm90.ws_fp8.pingpong");   // whole lines to K = 8192
       CHECK(fp8_first(a, 2080, 2544, 8320) == "sm90.ws_fp8");            // whole lines, deeper, wide not fitting
       CHECK(fp8_first(a, 5000, 4096, 3104) == "sm90.ws_fp8.wide");       // 5 wide rounds against 10 square
-      CHECK(fp8_first(a, 4096, 2128, 2256) == "sm90.ws_fp8.wide");       // 3 against 5
+      CHECK(fp8_first(a, 4096, 2128, 2256) == "sm90.ws_fp8.pingpong.lines");  // 16 bytes into a sector, K <= 4608
+      // Part lines where ping-pong is the pick, 4.5 rounds of square tiles and more: in 2-CTA clusters.
+      CHECK(fp8_first(a, 4816, 3968, 4384) == "sm90.ws_fp8.pingpong.mcast");  // 1178 tiles
+      CHECK(fp8_first(a, 7408, 3408, 1120) == "sm90.ws_fp8.pingpong.mcast");  // K <= 2816
+      CHECK(fp8_first(a, 1232, 6800, 2784) == "sm90.ws_fp8.pingpong");        // 540 tiles
+      CHECK(fp8_first(a, 848, 4240, 3552) == "sm90.ws_fp8.pingpong");         // 238 tiles
+      CHECK(fp8_first(a, 7504, 7776, 4608) == "sm90.ws_fp8.pingpong");        // whole lines: alone
       CHECK(fp8_first(a, 128, 14336, 4096) == "sm90.ws_fp8.pingpong");
       CHECK(fp8_first(a, 128, 14336, 5200) == "sm90.ws_fp8.pingpong");   // one tile row: no wide cluster
       CHECK(fp8_first(a, 16, 4096, 4096) == "sm90.ws_fp8.swap");         // decode: the weight as A

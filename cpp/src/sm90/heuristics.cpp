@@ -9,6 +9,7 @@
 #include "core/families.h"
 #include "sched/persistent.h"
 #include "sm90/heuristics.h"
+#include "sm90/lines.h"
 
 namespace tcgemm {
 
@@ -175,19 +176,53 @@ static bool wide_rounds_fit(const GemmArgs& a, int sms, int64_t tiles, int64_t t
   return tm >= 2 && 2 * wide_rounds * 10 <= square_rounds * tenths;
 }
 
+// Rows not whole lines apart, with operands read from HBM
+// (bench/results/h100_fp8_lines_rotated.md: each call's operands rotated past
+// the L2), fast sums:
+// - Rows 16 bytes into a sector (K % 32 == 16) and two rounds of 128x128
+//   tiles or more: ping-pong on copies of the operands at whole lines
+//   (.pingpong.lines, the copy included) beats the wide tiles in place on 8
+//   of 8 such rows with K <= 4608 (1.07-1.30x: 6496x7264x1968 1034 TFLOPS
+//   against 794, 4176x4864x1744 915 / 730) and where the wide tiles' rounds
+//   of clusters cost more than 1.2x the square tiles' (2768x2016x6800
+//   1.19x); deeper K on equal rounds leaves the epilogue little to hide and
+//   the wide tiles keep it (7472x4000x6544 0.95x, 4624x2224x7952 0.91x), as
+//   at 1.5 rounds (2544x1248x4368 0.93x). Copies past kLinesMaxBytes are not
+//   taken: the workspace is the operands' size.
+// - Rows of part lines (K % 32 == 0, K % 128 != 0) where ping-pong is the
+//   pick, over 4.5 rounds of tiles: ping-pong in 2-CTA clusters with B
+//   multicast (.pingpong.mcast), half B's requests to the L2, no copy:
+//   1.07-1.13x ping-pong on 5 of 5 such rows (4816x3968x4384 1074 / 950;
+//   four rotated, 5120x1840x4384 hot in the L2);
+//   at 4 rounds and fewer it ties or loses (848x4240x3552 0.75x). On whole
+//   lines it loses 3-8% (bench/results/h100_fp8_lines_rotated.md, mcast part).
+constexpr size_t kLinesMaxBytes = size_t{256} << 20;
+static bool lines_copy_pays(const GemmArgs& a, int sms, int64_t tiles, int64_t tm) {
+  if (a.K % 32 != 16 || tiles < 2 * int64_t{sms}) return false;
+  const sm90::LinesPlan plan = sm90::lines_plan(a);
+  if (!(plan.copy_a || plan.copy_b) || plan.bytes > kLinesMaxBytes) return false;
+  return a.K <= 4608 || !wide_rounds_fit(a, sms, tiles, tm, 12);
+}
+static bool part_lines_mcast(const GemmArgs& a, int sms, int64_t tiles) {
+  return a.K % 32 == 0 && a.K % 128 != 0 && tiles * 2 >= int64_t{sms} * 9;
+}
+
 static std::vector<const char*> sm90_fp8_fast_tiles(const GemmArgs& a, int sms, int64_t tiles, int64_t tm,
                                                     int64_t k_stages, bool few) {
   if (few && k_stages >= 64) return {"sm90.ws_fp8.dsmem", "sm90.ws_fp8"};
   if (a.K % 32 != 0) {
+    if (lines_copy_pays(a, sms, tiles, tm))
+      return {"sm90.ws_fp8.pingpong.lines", "sm90.ws_fp8.wide", "sm90.ws_fp8"};
     if (wide_rounds_fit(a, sms, tiles, tm, 15)) return {"sm90.ws_fp8.wide", "sm90.ws_fp8"};
     return {"sm90.ws_fp8.pingpong", "sm90.ws_fp8"};
   }
   const bool wide = wide_rounds_fit(a, sms, tiles, tm, 12);
+  const char* pingpong = part_lines_mcast(a, sms, tiles) ? "sm90.ws_fp8.pingpong.mcast" : "sm90.ws_fp8.pingpong";
   if ((a.K % 128 == 0 && a.K <= 8192) || a.K <= 2816)
-    return {"sm90.ws_fp8.pingpong", wide ? "sm90.ws_fp8.wide" : "sm90.ws_fp8", "sm90.ws_fp8"};
+    return {pingpong, wide ? "sm90.ws_fp8.wide" : "sm90.ws_fp8", "sm90.ws_fp8"};
   if (a.K % 128 != 0) {  // part lines
     if (wide_rounds_fit(a, sms, tiles, tm, 10)) return {"sm90.ws_fp8.wide", "sm90.ws_fp8"};
-    return {"sm90.ws_fp8.pingpong", "sm90.ws_fp8"};
+    return {pingpong, "sm90.ws_fp8"};
   }
   if (wide) return {"sm90.ws_fp8.wide", "sm90.ws_fp8"};
   return {"sm90.ws_fp8", "sm90.ws_fp8.pingpong"};
