@@ -474,6 +474,27 @@ def test_scaled_matmul_matches_float64_reference(mode, M, N, fast):
             assert _rel(y, want) <= BOUND[name], (mode, M, N, K, name)
 
 
+@pytest.mark.parametrize("M,N,K,entry", [(2081, 2544, 1200, "sm90.ws_fp8.pingpong.lines"),
+                                          (4817, 3968, 4384, "sm90.ws_fp8.pingpong.mcast")])
+def test_auto_on_rows_not_whole_lines_apart(M, N, K, entry):
+    """auto's fast-sum rules for rows 16 bytes into a sector (operands copied to whole lines) and for
+    rows of part lines (2-CTA clusters), at shapes they take on a 132-SM Hopper GPU: the float64
+    bound, bf16 and fp32 output (ping-pong stores 16-bit values: fp32 takes the next in line),
+    a poisoned out=, and the pick where the device has those SMs."""
+    torch = _torch_gpu()
+    a, wq, sa, sw = _case(torch, M, N, K, "tensor")
+    want = _reference(torch, a, wq, sa, sw, "tensor")
+    for out_dtype in (torch.bfloat16, torch.float32):
+        out = torch.full((M, N), float("nan"), device="cuda", dtype=out_dtype)
+        y = tcgemm.scaled_matmul(a, wq.T, sa, sw, out_dtype=out_dtype, out=out, use_fast_accum=True)
+        assert y is out and torch.isfinite(out).all()
+        assert _rel(out, want) <= BOUND[str(out_dtype)[6:]], (M, N, K, out_dtype)
+    props = torch.cuda.get_device_properties(0)
+    if (props.major, props.minor, props.multi_processor_count) == (9, 0, 132):
+        picks = {p[1] for k, p in tcgemm._call._PLANS.items() if k[-1] == "scaled" and k[1:4] == (M, N, K)}
+        assert entry in picks, picks
+
+
 @pytest.mark.parametrize("pair", [("float8_e4m3fn", "float8_e5m2"), ("float8_e5m2", "float8_e4m3fn")])
 def test_scaled_matmul_pairs_bias_activation(pair):
     torch = _torch_gpu()
