@@ -374,6 +374,12 @@ int main() {
       CHECK(fp8_first(a, 16384, 16384, 4112) == "sm90.ws_fp8.pingpong.lines");  // copies of 138 MB
       CHECK(fp8_first(a, 16384, 16384, 16400) == "sm90.ws_fp8.wide");    // copies of 541 MB: not taken
       {
+        GemmArgs shape = a;  // as tcgemm.plan makes a plan: the shape alone, no pointers or leading dimensions
+        shape.A = shape.B = nullptr, shape.C = nullptr, shape.lda = shape.ldb = shape.ldc = 0;
+        CHECK(fp8_first(shape, 2080, 2544, 1200) == "sm90.ws_fp8.pingpong.lines");
+        CHECK(fp8_first(shape, 4816, 3968, 4384) == "sm90.ws_fp8.pingpong.mcast");
+      }
+      {
         GemmArgs f32 = a;  // ping-pong stores 16-bit boxes: fp32 output takes the wide tiles in place
         f32.dtype_c = DType::f32, f32.M = 2080, f32.N = 2544, f32.K = 1200;
         const auto list = auto_preference(90, f32, 132);

@@ -197,10 +197,12 @@ static bool wide_rounds_fit(const GemmArgs& a, int sms, int64_t tiles, int64_t t
 //   at 4 rounds and fewer it ties or loses (848x4240x3552 0.75x). On whole
 //   lines it loses 3-8% (bench/results/h100_fp8_lines_rotated.md, mcast part).
 constexpr size_t kLinesMaxBytes = size_t{256} << 20;
+// From the shape alone, as a plan is made (no pointers, no leading
+// dimensions): operands that turn out to start at lines are read in place
+// by the same entry, ping-pong on whole lines, the fastest there.
 static bool lines_copy_pays(const GemmArgs& a, int sms, int64_t tiles, int64_t tm) {
   if (a.K % 32 != 16 || tiles < 2 * int64_t{sms}) return false;
-  const sm90::LinesPlan plan = sm90::lines_plan(a);
-  if (!(plan.copy_a || plan.copy_b) || plan.bytes > kLinesMaxBytes) return false;
+  if (sm90::lines_plan(a).bytes > kLinesMaxBytes) return false;
   return a.K <= 4608 || !wide_rounds_fit(a, sms, tiles, tm, 12);
 }
 static bool part_lines_mcast(const GemmArgs& a, int sms, int64_t tiles) {
