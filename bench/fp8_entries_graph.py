@@ -9,20 +9,21 @@ import sys
 import torch, tcgemm
 from graph_timing import header, timed
 dev = "cuda"
+CALLS = 10  # calls per captured graph; a rotated case makes as many operand sets, one per call
 print(header(), flush=True)
 def case(M, N, K, mode, fast, kernels, ref, rotate=False):
-    """rotate: the graph's 10 calls read 10 different copies of the operands (together past twice the L2),
+    """rotate: the graph's CALLS calls read as many different copies of the operands (together past twice the L2),
     so that what a call reads comes from HBM as in a model's layers, not hot from the L2 of the call before."""
     tcgemm._call._PLANS.clear()  # (so that the one plan of this shape auto makes is this mode's)
     blk = {"tensor": ("tensor", "tensor"), "rowwise": ("row", "row"), "block": ((1, 128), (128, 128))}[mode]
     sets = []
-    for _ in range(10 if rotate else 1):
+    for _ in range(CALLS if rotate else 1):
         x = torch.randn(M, K, device=dev); w = torch.randn(N, K, device=dev)
         xq, sx = tcgemm.quantize_fp8(x, block=blk[0]); wq, sw = tcgemm.quantize_fp8(w, block=blk[1])
         sets.append((xq, wq, sx, sw if mode == "block" else (sw.t() if mode == "rowwise" else sw)))
     del x, w
-    if rotate and 10 * (M + N) * K < 2 * torch.cuda.get_device_properties(0).L2_cache_size:
-        print(f"{M}x{N}x{K}: 10 copies of the operands do not pass twice the L2", flush=True)
+    if rotate and CALLS * (M + N) * K < 2 * torch.cuda.get_device_properties(0).L2_cache_size:
+        print(f"{M}x{N}x{K}: {CALLS} copies of the operands do not pass twice the L2", flush=True)
     o = torch.empty(M, N, device=dev, dtype=torch.bfloat16)
     turn = [0]
     def operands():  # the next set of operands; during capture each call takes its own
@@ -39,7 +40,7 @@ def case(M, N, K, mode, fast, kernels, ref, rotate=False):
     fs = {k: (lambda k=k: ours(k)) for k in kernels}
     if ref:
         fs["_scaled_mm"] = theirs
-    m = timed(fs); fl = 2 * M * N * K
+    m = timed(fs, calls=CALLS); fl = 2 * M * N * K
     base = m.get("_scaled_mm", m[kernels[0]])
     pick = next((p[1] for k, p in tcgemm._call._PLANS.items()
                  if k[-1] == "scaled" and k[1:4] == (M, N, K) and k[9] == "auto"), "?")  # the entry auto took

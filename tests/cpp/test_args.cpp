@@ -369,10 +369,10 @@ int main() {
       // the wide rounds cost more than 1.2x the square ones (2 against 3):
       CHECK(fp8_first(a, 3000, 1536, 7184) == "sm90.ws_fp8.pingpong.lines");
       CHECK(fp8_first(a, 2080, 2544, 1200) == "sm90.ws_fp8.pingpong.lines");
-      CHECK(fp8_first(a, 7472, 4000, 6544) == "sm90.ws_fp8.wide");       // deep K on 16 wide rounds against 15
+      CHECK(fp8_first(a, 7472, 4000, 6544) == "sm90.ws_fp8.wide");       // deep K on 8 wide rounds against 15
       CHECK(fp8_first(a, 2544, 1248, 4368) == "sm90.ws_fp8.wide");       // 200 tiles: under two rounds
       CHECK(fp8_first(a, 16384, 16384, 4112) == "sm90.ws_fp8.pingpong.lines");  // copies of 138 MB
-      CHECK(fp8_first(a, 16384, 16384, 16400) == "sm90.ws_fp8.wide");    // copies of 541 MB: not taken
+      CHECK(fp8_first(a, 32768, 32768, 4112) == "sm90.ws_fp8.wide");     // copies of 264 MiB: not taken
       {
         GemmArgs shape = a;  // as tcgemm.plan makes a plan: the shape alone, no pointers or leading dimensions
         shape.A = shape.B = nullptr, shape.C = nullptr, shape.lda = shape.ldb = shape.ldc = 0;
@@ -385,6 +385,12 @@ int main() {
         const auto list = auto_preference(90, f32, 132);
         CHECK(std::string(list.at(0)) == "sm90.ws_fp8.pingpong.lines" && std::string(list.at(1)) == "sm90.ws_fp8.wide");
         CHECK(!check_supports(*find_kernel("sm90.ws_fp8.pingpong.lines"), f32).ok());
+        // Where the wide tiles do not fit (4 wide rounds' work against 2 square), ping-pong in place
+        // came before the copies, and fp32 output falls past both ping-pong entries to ws_fp8.
+        f32.M = 912, f32.N = 4176, f32.K = 1200;
+        const auto narrow = auto_preference(90, f32, 132);
+        CHECK(narrow.size() >= 3 && std::string(narrow[0]) == "sm90.ws_fp8.pingpong.lines" &&
+              std::string(narrow[1]) == "sm90.ws_fp8.pingpong" && std::string(narrow[2]) == "sm90.ws_fp8");
       }
       CHECK(fp8_first(a, 6080, 544, 3600) == "sm90.ws_fp8.pingpong");    // ... but 2 against 2: the square tiles
       CHECK(fp8_first(a, 368, 2416, 2192) == "sm90.ws_fp8.pingpong");    // 1 against 1
@@ -399,6 +405,9 @@ int main() {
       // Part lines where ping-pong is the pick, 4.5 rounds of square tiles and more: in 2-CTA clusters.
       CHECK(fp8_first(a, 4816, 3968, 4384) == "sm90.ws_fp8.pingpong.mcast");  // 1178 tiles
       CHECK(fp8_first(a, 7408, 3408, 1120) == "sm90.ws_fp8.pingpong.mcast");  // K <= 2816
+      CHECK(fp8_first(a, 5120, 1840, 4384) == "sm90.ws_fp8.pingpong.mcast");  // 600 tiles
+      CHECK(fp8_first(a, 3456, 2816, 2080) == "sm90.ws_fp8.pingpong.mcast");  // 594 tiles: 4.5 rounds
+      CHECK(fp8_first(a, 2048, 4736, 2080) == "sm90.ws_fp8.pingpong");        // 592 tiles
       CHECK(fp8_first(a, 1232, 6800, 2784) == "sm90.ws_fp8.pingpong");        // 540 tiles
       CHECK(fp8_first(a, 848, 4240, 3552) == "sm90.ws_fp8.pingpong");         // 238 tiles
       CHECK(fp8_first(a, 7504, 7776, 4608) == "sm90.ws_fp8.pingpong");        // whole lines: alone
@@ -668,6 +677,19 @@ int main() {
     CHECK(u.acquire(mem, 512, 256, nullptr).ok() && u.ptr() == mem);
     const Status e = u.release(Status::Error(StatusCode::cuda_error, "launch"));
     CHECK(!e.ok() && e.message == "launch");
+    // tcgemm's pool: with no device the acquire fails and release frees nothing; with one, the
+    // launch's error wins over the free's success and the scratch is back in the pool after it.
+    LaunchWorkspace p;
+    const Status got = p.acquire(nullptr, 0, 4096, nullptr);
+    if (device_count() == 0) {
+      CHECK(!got.ok() && p.ptr() == nullptr && p.release(Status::Ok()).ok());
+    } else {
+      size_t reserved = 0, used = 0;
+      CHECK(got.ok() && p.ptr() != nullptr);
+      const Status r = p.release(Status::Error(StatusCode::cuda_error, "launch"));
+      CHECK(!r.ok() && r.message == "launch" && p.release(Status::Ok()).ok());
+      CHECK(cudaDeviceSynchronize() == cudaSuccess && workspace_stats(&reserved, &used).ok() && used == 0);
+    }
   }
 
   if (device_count() == 0) {

@@ -24,12 +24,15 @@ Status workspace_free(void* ptr, cudaStream_t stream);
 // launch's kernels are queued. Neither synchronises; both can be captured.
 class LaunchWorkspace {
  public:
+  LaunchWorkspace() = default;
+  LaunchWorkspace(const LaunchWorkspace&) = delete;  // one owner frees pool scratch, once
+  LaunchWorkspace& operator=(const LaunchWorkspace&) = delete;
   // `given` / `given_bytes`: the caller's workspace (GemmArgs), or null.
   Status acquire(void* given, size_t given_bytes, size_t bytes, cudaStream_t stream);
   void* ptr() const { return ptr_; }
   // Frees pool scratch (nothing of the caller's); the launch's status wins
   // over the free's.
-  Status release(Status launched);
+  [[nodiscard]] Status release(Status launched);
 
  private:
   void* ptr_ = nullptr;

@@ -145,8 +145,10 @@ Sm90Costs sm90_costs(const GemmArgs& a, int sms) {
 //   1.2-1.33x the rounds they lose by 9-13% (1200x7200x4000 759 / 839 and
 //   648 / 746, 2900x2000x6112 862 / 948, 1800x6400x5600 828 / 921; the
 //   second check there). Elsewhere on part lines ping-pong, ahead of ws_fp8
-//   on every part-lines row timed (1800x6400x5600 921 against 826).
-// - Rows that start 16 bytes into a sector (K % 32 == 16), where the
+//   on every part-lines row timed (1800x6400x5600 921 against 826), in 2-CTA
+//   clusters from 4.5 rounds of tiles (part_lines_mcast below).
+// - Rows that start 16 bytes into a sector (K % 32 == 16) where the copy to
+//   whole lines does not pay (lines_copy_pays below), and where the
 //   128x256 tiles' rounds of clusters cost at most 1.5x the 128x128 tiles'
 //   rounds (wide_rounds_fit): 128x256 tiles in 2-CTA clusters
 //   (ws_fp8.wide), which ask the L2 for half the requests per flop --
@@ -190,12 +192,14 @@ static bool wide_rounds_fit(const GemmArgs& a, int sms, int64_t tiles, int64_t t
 //   at 1.5 rounds (2544x1248x4368 0.93x). Copies past kLinesMaxBytes are not
 //   taken: the workspace is the operands' size.
 // - Rows of part lines (K % 32 == 0, K % 128 != 0) where ping-pong is the
-//   pick, over 4.5 rounds of tiles: ping-pong in 2-CTA clusters with B
+//   pick, from 4.5 rounds of tiles: ping-pong in 2-CTA clusters with B
 //   multicast (.pingpong.mcast), half B's requests to the L2, no copy:
 //   1.07-1.13x ping-pong on 5 of 5 such rows (4816x3968x4384 1074 / 950;
 //   four rotated, 5120x1840x4384 hot in the L2);
 //   at 4 rounds and fewer it ties or loses (848x4240x3552 0.75x). On whole
-//   lines it loses 3-8% (bench/results/h100_fp8_lines_rotated.md, mcast part).
+//   lines it loses 4-8% (bench/results/h100_fp8_lines_rotated.md, mcast
+//   part, hot in the L2). Fitted on tensor scales; row-wise ones take the
+//   same kernels and loops, and the same rules.
 constexpr size_t kLinesMaxBytes = size_t{256} << 20;
 // From the shape alone, as a plan is made (no pointers, no leading
 // dimensions): operands that turn out to start at lines are read in place
@@ -212,11 +216,10 @@ static bool part_lines_mcast(const GemmArgs& a, int sms, int64_t tiles) {
 static std::vector<const char*> sm90_fp8_fast_tiles(const GemmArgs& a, int sms, int64_t tiles, int64_t tm,
                                                     int64_t k_stages, bool few) {
   if (few && k_stages >= 64) return {"sm90.ws_fp8.dsmem", "sm90.ws_fp8"};
-  if (a.K % 32 != 0) {
-    if (lines_copy_pays(a, sms, tiles, tm))
-      return {"sm90.ws_fp8.pingpong.lines", "sm90.ws_fp8.wide", "sm90.ws_fp8"};
-    if (wide_rounds_fit(a, sms, tiles, tm, 15)) return {"sm90.ws_fp8.wide", "sm90.ws_fp8"};
-    return {"sm90.ws_fp8.pingpong", "sm90.ws_fp8"};
+  if (a.K % 32 != 0) {  // (fp32 output skips the ping-pong entries: the in-place rule's pick follows)
+    const char* in_place = wide_rounds_fit(a, sms, tiles, tm, 15) ? "sm90.ws_fp8.wide" : "sm90.ws_fp8.pingpong";
+    if (lines_copy_pays(a, sms, tiles, tm)) return {"sm90.ws_fp8.pingpong.lines", in_place, "sm90.ws_fp8"};
+    return {in_place, "sm90.ws_fp8"};
   }
   const bool wide = wide_rounds_fit(a, sms, tiles, tm, 12);
   const char* pingpong = part_lines_mcast(a, sms, tiles) ? "sm90.ws_fp8.pingpong.mcast" : "sm90.ws_fp8.pingpong";
