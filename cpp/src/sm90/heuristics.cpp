@@ -189,8 +189,11 @@ static bool wide_rounds_fit(const GemmArgs& a, int sms, int64_t tiles, int64_t t
 //   of clusters cost more than 1.2x the square tiles' (2768x2016x6800
 //   1.19x); deeper K on equal rounds leaves the epilogue little to hide and
 //   the wide tiles keep it (7472x4000x6544 0.95x, 4624x2224x7952 0.91x), as
-//   at 1.5 rounds (2544x1248x4368 0.93x). Copies past kLinesMaxBytes are not
-//   taken: the workspace is the operands' size.
+//   at 1.5 rounds (2544x1248x4368 0.93x). Where the wide tiles do not fit
+//   (ping-pong in place before) no row was timed rotated; hot in the L2,
+//   ping-pong on the copies is 1.28-1.72x in place (h100_fp8_lines.md, both
+//   sides >= 1312). Copies past kLinesMaxBytes are not taken: the workspace
+//   is the operands' size.
 // - Rows of part lines (K % 32 == 0, K % 128 != 0) where ping-pong is the
 //   pick, from 4.5 rounds of tiles: ping-pong in 2-CTA clusters with B
 //   multicast (.pingpong.mcast), half B's requests to the L2, no copy:
