@@ -209,7 +209,7 @@ constexpr size_t kLinesMaxBytes = size_t{256} << 20;
 // by the same entry, ping-pong on whole lines, the fastest there.
 static bool lines_copy_pays(const GemmArgs& a, int sms, int64_t tiles, int64_t tm) {
   if (a.K % 32 != 16 || tiles < 2 * int64_t{sms}) return false;
-  if (sm90::lines_plan(a).bytes > kLinesMaxBytes) return false;
+  if (sm90::lines_workspace_bytes(a) > kLinesMaxBytes) return false;
   return a.K <= 4608 || !wide_rounds_fit(a, sms, tiles, tm, 12);
 }
 static bool part_lines_mcast(const GemmArgs& a, int sms, int64_t tiles) {

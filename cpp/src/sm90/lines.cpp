@@ -8,9 +8,7 @@ namespace tcgemm::sm90 {
 
 namespace {
 constexpr int64_t kAlign = 256;  // each copy's start from the workspace's
-}
 
-namespace {
 bool off_lines(const void* p, int64_t ld) {
   return ld % kLineBytes != 0 || reinterpret_cast<uintptr_t>(p) % kLineBytes != 0;
 }

@@ -182,14 +182,16 @@ std::vector<KernelInfo> sm90_kernels() {
        sass, kEpilogue | kScaledBlock, nullptr, fp8_out},
       {"sm90.ws_fp8.pingpong.mcast", "sm90",
        "ws_fp8.pingpong in ws_fp8.mcast's 2-CTA clusters along M: the pair's B tile loaded half by each CTA and "
-       "multicast, the same consumer owning the pair's tiles in both; bf16/fp16 out",
+       "multicast, the same consumer owning the pair's tiles in both; bf16/fp16 out; 1.07-1.13x ping-pong on rows "
+       "of part lines from 4.5 rounds of tiles (h100_fp8_lines_rotated.md)",
        90, fp8, bit(Layout::TN), fast, 128, 128, 128, 5, TCGEMM_FN(launch_ws_fp8_pingpong_mcast), sass,
        kEpilogue | kScaledTensor | kScaledRow, nullptr, bit(DType::bf16) | bit(DType::f16)},
       // The same kernels on operands copied to rows of whole 128-byte lines first (sm90/lines.h).
       {"sm90.ws_fp8.pingpong.lines", "sm90",
        "ws_fp8.pingpong on operands whose rows are not whole 128-byte lines apart (K % 128 != 0) copied first, "
        "in one launch, into its workspace at a pitch of whole lines: every TMA box row then starts a line; "
-       "1.06-1.28x the fastest in-place entry on 10 of 31 rows, hot operands (h100_fp8_lines.md)",
+       "1.06-1.28x the fastest in-place entry on 10 of 31 rows, hot operands (h100_fp8_lines.md); with operands "
+       "from HBM 1.07-1.30x the wide tiles on rows 16 bytes into a sector, K <= 4608 (h100_fp8_lines_rotated.md)",
        90, fp8, bit(Layout::TN), fast, 128, 128, 128, 5, TCGEMM_FN(launch_ws_fp8_pingpong_lines), sass,
        kEpilogue | kScaledTensor | kScaledRow, TCGEMM_FN(workspace_ws_fp8_lines), bit(DType::bf16) | bit(DType::f16)},
       {"sm90.ws_fp8.wide.lines", "sm90",
