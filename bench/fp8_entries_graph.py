@@ -66,6 +66,7 @@ def block_case(M, N, K):
 P, PO, PD = "sm90.ws_fp8.promoted", "sm90.ws_fp8.promoted.overlap", "sm90.ws_fp8.promoted.dsmem"
 PW, B, BO, BW = "sm90.ws_fp8.promoted.wide", "sm90.ws_fp8.block", "sm90.ws_fp8.block.overlap", "sm90.ws_fp8.block.wide"
 FAST = ["auto", "sm90.ws_fp8", "sm90.ws_fp8.wide", "sm90.ws_fp8.pingpong"]
+T192 = "sm90.ws_fp8.tile192"
 # Each part: why it exists (the rule it answers), then its runs: (shapes, what each shape runs) with
 # ("block",) for block_case, or (mode, fast sums, entries, _scaled_mm beside them).
 PARTS = {
@@ -178,8 +179,17 @@ PARTS = {
                                (1072, 7600, 5920), (2848, 7840, 928), (6448, 2304, 2496), (5696, 3104, 5216),
                                (3280, 4048, 8032), (3440, 1888, 7696), (2688, 688, 3680), (2720, 6416, 7136),
                                (3840, 4256, 2144), (928, 2992, 7184), (2720, 2112, 2976), (6720, 4608, 736)],
-                              [("tensor", True, FAST + ["sm90.ws_fp8.pingpong.lines", "sm90.ws_fp8.pingpong.mcast"],
-                                True, True)])]),
+                              [("tensor", True, FAST + ["sm90.ws_fp8.pingpong.lines", "sm90.ws_fp8.pingpong.mcast",
+                                                        T192], True, True)])]),
+    "tile192": ("The 192x192 tiles (.tile192, cuBLASLt's FP8 tile) beside the 128x128 (ping-pong) and 128x256 "
+                "(.wide) ones and auto, operands rotated past the L2, fast sums: the random rows of the fp8 "
+                "preset's seeds 51, 52, shapes that are whole waves of 192x192 tiles on 132 SMs and squares.",
+                [([(3312, 7744, 7680), (2688, 2976, 2272), (2768, 2016, 6800), (6496, 7264, 1968), (3344, 6656, 3312),
+                   (6080, 544, 3600), (1712, 4160, 1808), (7472, 4000, 6544), (7920, 5152, 2288), (4816, 3968, 4384),
+                   (6544, 304, 3008), (4624, 2224, 7952), (7408, 3408, 1120), (368, 2416, 2192), (7504, 7776, 4576),
+                   (3000, 1536, 7184), (3072, 1536, 7168), (2304, 4224, 4096), (4608, 4224, 2048),
+                   (4096, 4096, 4096), (8192, 8192, 8192)],
+                  [("tensor", True, FAST + ["sm90.ws_fp8.pingpong.lines", T192], True, True)])]),
     "mcast": ("Ping-pong in 2-CTA clusters along M with B multicast (.pingpong.mcast) beside ping-pong alone and "
               "copied to whole lines, fast sums: rows 16 bytes into a sector, rows of part lines, whole lines "
               "(the lines part's seeds 71, 72 and shapes of neither).",

@@ -81,12 +81,13 @@ __device__ __forceinline__ void wgmma(float (&d)[N / 2], uint64_t desc_a, uint64
 template <DType DA, DType DB, int N>
 __device__ __forceinline__ void wgmma_fp8(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
   constexpr int kA = DA == DType::e5m2, kB = DB == DType::e5m2;
-  static_assert(N == 16 || N == 32 || N == 64 || N == 128 || N == 256,
-                "FP8 tile widths with a wgmma wrapper: 16, 32, 64, 128, 256");
+  static_assert(N == 16 || N == 32 || N == 64 || N == 128 || N == 192 || N == 256,
+                "FP8 tile widths with a wgmma wrapper: 16, 32, 64, 128, 192, 256");
   if constexpr (N == 16) ptx::wgmma_m64n16k32_f32_f8<kA, kB>(d, desc_a, desc_b, scale_d);
   if constexpr (N == 32) ptx::wgmma_m64n32k32_f32_f8<kA, kB>(d, desc_a, desc_b, scale_d);
   if constexpr (N == 64) ptx::wgmma_m64n64k32_f32_f8<kA, kB>(d, desc_a, desc_b, scale_d);
   if constexpr (N == 128) ptx::wgmma_m64n128k32_f32_f8<kA, kB>(d, desc_a, desc_b, scale_d);
+  if constexpr (N == 192) ptx::wgmma_m64n192k32_f32_f8<kA, kB>(d, desc_a, desc_b, scale_d);
   if constexpr (N == 256) ptx::wgmma_m64n256k32_f32_f8<kA, kB>(d, desc_a, desc_b, scale_d);
 }
 

@@ -38,6 +38,7 @@ Status launch_ws_fp8(const GemmArgs& a);         // ws_fp8.cu
 Status launch_ws_fp8_block(const GemmArgs& a);   // ws_fp8_block.cu
 Status launch_ws_fp8_mcast(const GemmArgs& a);   // ws_fp8_mcast.cu
 Status launch_ws_fp8_wide(const GemmArgs& a);    // ws_fp8_wide.cu
+Status launch_ws_fp8_tile192(const GemmArgs& a);  // ws_fp8_tile192.cu
 Status launch_ws_fp8_dsmem(const GemmArgs& a);        // ws_fp8_dsmem.cu
 Status launch_ws_fp8_pingpong(const GemmArgs& a);     // ws_fp8_pingpong.cu
 Status launch_ws_fp8_swap(const GemmArgs& a);         // ws_fp8_swap.cu

@@ -113,6 +113,11 @@ std::vector<KernelInfo> sm90_kernels() {
        "ws_fp8.mcast with 128x256 tiles (wgmma m64n256k32 per consumer), 4 stages of 48 KB",
        90, fp8, bit(Layout::TN), fast, 128, 256, 128, 4, TCGEMM_FN(launch_ws_fp8_wide), sass,
        kEpilogue | kScaledTensor | kScaledRow, nullptr, fp8_out},
+      {"sm90.ws_fp8.tile192", "sm90",
+       "ws_fp8.wide's loop on 192x192 tiles (cuBLASLt's FP8 tile): three consumer warpgroups, each wgmma "
+       "m64n192k32, 2-CTA clusters along M multicasting B, 4 stages of 48 KB -- a third tile grid for whole waves",
+       90, fp8, bit(Layout::TN), fast, 192, 192, 128, 4, TCGEMM_FN(launch_ws_fp8_tile192), sass,
+       kEpilogue | kScaledTensor | kScaledRow, nullptr, fp8_out},
       {"sm90.ws_fp8.pingpong", "sm90",
        "ws_fp8 with ws_pingpong's consumers: each owns whole 128x128 tiles and the two take turns, one's "
        "epilogue (TMA store) under the other's wgmmas; bf16/fp16 out",

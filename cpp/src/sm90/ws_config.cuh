@@ -159,11 +159,12 @@ struct WsTraits {
   static constexpr int SMEM =
       1024 + STAGES * STAGE_BYTES + C_BYTES + BIAS_BYTES + RED_BYTES + SCALE_BYTES +
       sched::Pipeline<STAGES>::kBarrierBytes + RED_BARRIER_BYTES;
-  // 128 * 40 + 256 * 232 <= 65536 registers of the SM.
-  static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
+  // 128 * 40 + 256 * 232 <= 65536 registers of the SM; with three consumer
+  // warpgroups 128 * 40 + 384 * 152 (setmaxnreg counts are multiples of 8).
+  static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = CONSUMERS == 3 ? 152 : 232;
   // setmaxnreg.inc may only raise a warp's count (PTX ISA: setmaxnreg); ptxas
   // keeps the launch count within the targets: 168 with 384 threads, 232
-  // (seen in cuobjdump --dump-resource-usage) with 256.
+  // (seen in cuobjdump --dump-resource-usage) with 256, 128 with 512.
   static constexpr int GROUP = C.raster_group;
   // FP8: a stage holds 128 k (128 bytes per row, one swizzle row, as 64 k of
   // a 16-bit type), so a block scale's 128-K block is exactly one stage.
@@ -177,8 +178,19 @@ struct WsTraits {
   static constexpr bool OVERLAPPED = C.promotion == Promotion::overlapped;
   static_assert(FP8 == (C.scaling != Scaling::none), "FP8 configurations say where their scales go; 16-bit ones have none");
   static_assert(!FP8 || ((!SPLIT_K || CLUSTER_SPLIT) && !STREAM_K && CLUSTER_N == 1 &&
-                         (BN == 128 || BN == 256 || (SWAP_AB && BN <= 128))),
-                "FP8: whole tiles or the cluster split, clusters along M only, 128 or 256 wide (the swap 16-128)");
+                         (BN == 128 || BN == 256 || (BN == 192 && CONSUMERS == 3) || (SWAP_AB && BN <= 128))),
+                "FP8: whole tiles or the cluster split, clusters along M only, 128 or 256 wide (192 with three "
+                "consumers: 192 x 192 tiles; the swap 16-128)");
+  // Three consumer warpgroups (192-row tiles, one m64 block each): 152
+  // registers a thread, room for n192's 96 accumulators, not for a fresh sum
+  // beside them; the epilogue stores from registers (the TMA store's staging
+  // and its named barriers are laid out for two).
+  static_assert(CONSUMERS == 1 || CONSUMERS == 2 ||
+                    (CONSUMERS == 3 && C.math == Math::cooperative && C.m_blocks == 1 && BN <= 192 && !TMA_STORE &&
+                     !SPLIT_K && !STREAM_K && !SWAP_AB && C.promotion == Promotion::none &&
+                     C.scaling != Scaling::block),
+                "one or two consumer warpgroups; three: cooperative whole tiles up to 192 wide, stored from "
+                "registers, not promoted");
   // The swap's transposed store packs 16-bit pairs (epilogue_cluster_split.cuh), and a block scale's
   // factor would vary along the swapped tile's columns (x's rows): FP8 swaps take bf16 / fp16 output
   // (launch_ws_scaled_out) and tensor / row-wise scales.
