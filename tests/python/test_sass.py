@@ -214,6 +214,7 @@ def _res_usage_by_kernel(member, tmp_path):
 _SM90_FP8 = {"ws_fp8.cu.o": ({128}, 0, 9, 4), "ws_fp8_block.cu.o": ({128}, 0, 9, 8),
              "ws_fp8_mcast.cu.o": ({128}, 8, 9, 4), "ws_fp8_wide.cu.o": ({256}, 8, 9, 4),
              "ws_fp8_tile192.cu.o": ({192}, 8, 9, 4),
+             "ws_fp8_splitk.cu.o": ({256}, 0, 6, 4),
              "ws_fp8_dsmem.cu.o": ({128}, 0, 9, 4), "ws_fp8_block_dsmem.cu.o": ({128}, 0, 9, 8),
              "ws_fp8_pingpong.cu.o": ({128}, 0, 6, 8), "ws_fp8_swap.cu.o": ({16, 32, 64, 128}, 0, 48, 4),
              "ws_fp8_promoted_swap.cu.o": ({16, 32, 64, 128}, 0, 48, 4),

@@ -39,6 +39,8 @@ Status launch_ws_fp8_block(const GemmArgs& a);   // ws_fp8_block.cu
 Status launch_ws_fp8_mcast(const GemmArgs& a);   // ws_fp8_mcast.cu
 Status launch_ws_fp8_wide(const GemmArgs& a);    // ws_fp8_wide.cu
 Status launch_ws_fp8_tile192(const GemmArgs& a);  // ws_fp8_tile192.cu
+Status launch_ws_fp8_splitk(const GemmArgs& a);   // ws_fp8_splitk.cu
+Status workspace_ws_fp8_splitk(const GemmArgs& a, size_t* bytes);  // its split tail's partials
 Status launch_ws_fp8_dsmem(const GemmArgs& a);        // ws_fp8_dsmem.cu
 Status launch_ws_fp8_pingpong(const GemmArgs& a);     // ws_fp8_pingpong.cu
 Status launch_ws_fp8_swap(const GemmArgs& a);         // ws_fp8_swap.cu

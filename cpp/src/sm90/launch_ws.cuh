@@ -83,7 +83,8 @@ SplitK splitk_for(const GemmArgs& a, int64_t most) {
   if constexpr (Cfg::CLUSTER_SPLIT) {  // no partials in memory; the slices: cluster_split below
   } else if constexpr (Cfg::SWAP_AB) {
     const int64_t tiles = ceil_div(a.M, Cfg::BM) * ceil_div(a.N, Cfg::BN) * a.batch;
-    s.splits = sched::choose_splits(a.split_k, tiles, static_cast<int>(ceil_div(a.K, BK)), static_cast<int>(most));
+    s.splits =
+        sched::choose_splits(a.split_k, tiles, static_cast<int>(ceil_div(a.K, Cfg::K_STAGE)), static_cast<int>(most));
     s.ld_partials = round_up(a.N, 4);
     s.bytes = sizeof(float) * static_cast<size_t>(a.batch) * s.splits * static_cast<size_t>(a.M) *
               static_cast<size_t>(s.ld_partials);
@@ -96,8 +97,9 @@ SplitK splitk_for(const GemmArgs& a, int64_t most) {
                                           1,
                                           0,
                                           Cfg::CLUSTER_N};
-    const sched::SplitPlan plan =
-        sched::choose_split_plan(a.split_k, tiles, static_cast<int>(ceil_div(a.K, BK)), static_cast<int>(most));
+    // K in the kernel's stages (FP8: 128 K), which its slices divide.
+    const sched::SplitPlan plan = sched::choose_split_plan(a.split_k, tiles, static_cast<int>(ceil_div(a.K, Cfg::K_STAGE)),
+                                                           static_cast<int>(most));
     s.splits = plan.splits;
     if (s.splits > 1) {
       s.dp_rows = plan.dp_rows;
@@ -167,7 +169,7 @@ Status workspace_bytes(const GemmArgs& a, size_t* bytes) {
     TCGEMM_TRY((max_workers<Cfg>(kernel, &most)));
     *bytes = stream_k_for<Cfg>(a, most).bytes;
   } else if constexpr (Cfg::SPLIT_K && !Cfg::CLUSTER_SPLIT) {  // the cluster split keeps its slices in shared memory
-    const auto kernel = ws_kernel<Cfg, DType::f16, Layout::TN>;
+    const auto kernel = ws_kernel_for<Cfg, DType::f16, Layout::TN>();
     TCGEMM_TRY(set_smem(kernel, Cfg::SMEM));
     int64_t most = 0;
     TCGEMM_TRY((max_workers<Cfg>(kernel, &most)));
@@ -272,7 +274,8 @@ Status launch_ws(const GemmArgs& orig) {
   }
   if (!launched.ok()) return ws.release(launched);
   Status s = check_launch("ws_kernel");
-  if constexpr (!Cfg::CLUSTER_SPLIT && !Cfg::STREAM_K && !Cfg::FP8) {  // (none of these builds reduction kernels)
+  // (The cluster split and stream-K sum in the kernel; the FP8 configurations but the split tail never split.)
+  if constexpr (!Cfg::CLUSTER_SPLIT && !Cfg::STREAM_K && (!Cfg::FP8 || Cfg::SPLIT_K)) {
     if (s.ok() && (p.splits > 1 || Cfg::SWAP_AB)) {
       const ReduceParams r{p.partials,       p.ld_partials,   p.splits,   p.batches,
                            static_cast<int>(orig.M), static_cast<int>(orig.N), p.partial_row0, p.C,

@@ -118,6 +118,12 @@ std::vector<KernelInfo> sm90_kernels() {
        "m64n192k32, 2-CTA clusters along M multicasting B, 4 stages of 48 KB -- a third tile grid for whole waves",
        90, fp8, bit(Layout::TN), fast, 192, 192, 128, 4, TCGEMM_FN(launch_ws_fp8_tile192), sass,
        kEpilogue | kScaledTensor | kScaledRow, nullptr, fp8_out},
+      {"sm90.ws_fp8.splitk", "sm90",
+       "ws_splitk's schedule for FP8: 128x256 tiles (m64n256k32) without a cluster, the last wave's tile rows "
+       "split along K where the policy says, each slice's partial scaled and summed in a fixed order by the "
+       "reduction; whole tiles through the TMA store; bf16/fp16 out",
+       90, fp8, bit(Layout::TN), fast, 128, 256, 128, 4, TCGEMM_FN(launch_ws_fp8_splitk), sass,
+       kEpilogue | kScaledTensor | kScaledRow, TCGEMM_FN(workspace_ws_fp8_splitk), bit(DType::bf16) | bit(DType::f16)},
       {"sm90.ws_fp8.pingpong", "sm90",
        "ws_fp8 with ws_pingpong's consumers: each owns whole 128x128 tiles and the two take turns, one's "
        "epilogue (TMA store) under the other's wgmmas; bf16/fp16 out",

@@ -177,10 +177,16 @@ struct WsTraits {
   static constexpr bool PROMOTED = BLOCK_SCALES || C.promotion != Promotion::none;
   static constexpr bool OVERLAPPED = C.promotion == Promotion::overlapped;
   static_assert(FP8 == (C.scaling != Scaling::none), "FP8 configurations say where their scales go; 16-bit ones have none");
-  static_assert(!FP8 || ((!SPLIT_K || CLUSTER_SPLIT) && !STREAM_K && CLUSTER_N == 1 &&
+  static_assert(!FP8 || ((!SPLIT_K || CLUSTER_SPLIT || (EPILOGUE_SCALES && CTAS == 1)) && !STREAM_K && CLUSTER_N == 1 &&
                          (BN == 128 || BN == 256 || (BN == 192 && CONSUMERS == 3) || (SWAP_AB && BN <= 128))),
-                "FP8: whole tiles or the cluster split, clusters along M only, 128 or 256 wide (192 with three "
-                "consumers: 192 x 192 tiles; the swap 16-128)");
+                "FP8: whole tiles, the split tail (tensor / row-wise scales, no cluster) or the cluster split, "
+                "clusters along M only, 128 or 256 wide (192 with three consumers: 192 x 192 tiles; the swap "
+                "16-128)");
+  // The FP8 split tail: each slice's partial is scaled before it is stored
+  // (the scales are linear), and splitk_reduce writes 16-bit pairs -- the
+  // TMA-store configuration, whose launch takes bf16 / fp16 output only.
+  static_assert(!FP8 || !SPLIT_K || CLUSTER_SPLIT || TMA_STORE,
+                "the FP8 split tail: the TMA-store epilogue (bf16 / fp16 output, as its reduction writes)");
   // Three consumer warpgroups (192-row tiles, one m64 block each): 152
   // registers a thread, room for n192's 96 accumulators, not for a fresh sum
   // beside them; the epilogue stores from registers (the TMA store's staging

@@ -62,7 +62,7 @@ ADA = ["sm89.fp8_mma_8w.s4", "sm89.fp8_mma.s3"]
 # The Hopper entries of each scale mode, timed beside auto on the squares (and on every part with
 # --fp8-kernels all): where auto's FP8 rules (sm90/heuristics.cpp) come from.
 _TENSOR_ROW = ["sm90.ws_fp8", "sm90.ws_fp8.mcast", "sm90.ws_fp8.wide", "sm90.ws_fp8.tile192", "sm90.ws_fp8.pingpong",
-               "sm90.ws_fp8.dsmem",
+               "sm90.ws_fp8.splitk", "sm90.ws_fp8.dsmem",
                "sm90.ws_fp8.swap", "sm90.ws_fp8.promoted", "sm90.ws_fp8.promoted.dsmem", "sm90.ws_fp8.promoted.overlap",
                "sm90.ws_fp8.promoted.wide", "sm90.ws_fp8.promoted.mcast"]
 HOPPER = {"tensor": _TENSOR_ROW, "rowwise": _TENSOR_ROW,
