@@ -183,13 +183,13 @@ PARTS = {
                                                         T192], True, True)])]),
     "tile192": ("The 192x192 tiles (.tile192, cuBLASLt's FP8 tile) and the 128x256 tiles without a cluster, the "
                 "last wave split along K (.splitk), beside the 128x128 (ping-pong) and 128x256 (.wide) ones and "
-                "auto, operands rotated past the L2, fast sums: the random rows of the fp8 "
-                "preset's seeds 51, 52, shapes that are whole waves of 192x192 tiles on 132 SMs and squares.",
-                [([(3312, 7744, 7680), (2688, 2976, 2272), (2768, 2016, 6800), (6496, 7264, 1968), (3344, 6656, 3312),
-                   (6080, 544, 3600), (1712, 4160, 1808), (7472, 4000, 6544), (7920, 5152, 2288), (4816, 3968, 4384),
-                   (6544, 304, 3008), (4624, 2224, 7952), (7408, 3408, 1120), (368, 2416, 2192), (7504, 7776, 4576),
-                   (3000, 1536, 7184), (3072, 1536, 7168), (2304, 4224, 4096), (4608, 4224, 2048),
-                   (4096, 4096, 4096), (8192, 8192, 8192)],
+                "auto, operands rotated past the L2, fast sums: shapes that are whole waves of 192x192 tiles on "
+                "132 SMs, squares, then the random rows of the fp8 preset's seeds 51, 52.",
+                [([(3000, 1536, 7184), (3072, 1536, 7168), (2304, 4224, 4096), (8192, 8192, 8192), (4096, 4096, 4096),
+                   (4608, 4224, 2048), (3312, 7744, 7680), (2688, 2976, 2272), (2768, 2016, 6800), (6496, 7264, 1968),
+                   (3344, 6656, 3312), (6080, 544, 3600), (1712, 4160, 1808), (7472, 4000, 6544), (7920, 5152, 2288),
+                   (4816, 3968, 4384), (6544, 304, 3008), (4624, 2224, 7952), (7408, 3408, 1120), (368, 2416, 2192),
+                   (7504, 7776, 4576)],
                   [("tensor", True, FAST + ["sm90.ws_fp8.pingpong.lines", T192, "sm90.ws_fp8.splitk"], True, True)])]),
     "mcast": ("Ping-pong in 2-CTA clusters along M with B multicast (.pingpong.mcast) beside ping-pong alone and "
               "copied to whole lines, fast sums: rows 16 bytes into a sector, rows of part lines, whole lines "
