@@ -128,7 +128,7 @@ StreamK stream_k_for(const GemmArgs& a, int64_t most) {
   StreamK r;
   sched::StreamKSchedule s{static_cast<int>(ceil_div(a.M, Cfg::BM)), static_cast<int>(ceil_div(a.N, Cfg::BN)),
                            a.grid_swizzle ? Cfg::GROUP : 1, static_cast<int>(a.batch),
-                           static_cast<int>(ceil_div(a.K, BK)), most};
+                           static_cast<int>(ceil_div(a.K, Cfg::K_STAGE)), most};
   s = sched::plan_stream_k(s);
   r.grid = s.sk_tiles == 0 ? std::min(s.tiles(), most) : s.dp_tiles() > 0 ? most : s.sk_workers;
   s.workers = r.grid;  // the kernel's workers are its grid (gridDim.x)

@@ -123,7 +123,8 @@ std::vector<KernelInfo> sm90_kernels() {
        "split along K where the policy says, each slice's partial scaled and summed in a fixed order by the "
        "reduction; whole tiles through the TMA store; bf16/fp16 out",
        90, fp8, bit(Layout::TN), fast, 128, 256, 128, 4, TCGEMM_FN(launch_ws_fp8_splitk), sass,
-       kEpilogue | kScaledTensor | kScaledRow, TCGEMM_FN(workspace_ws_fp8_splitk), bit(DType::bf16) | bit(DType::f16)},
+       kEpilogue | kScaledTensor | kScaledRow | kSplitK, TCGEMM_FN(workspace_ws_fp8_splitk),
+       bit(DType::bf16) | bit(DType::f16)},
       {"sm90.ws_fp8.pingpong", "sm90",
        "ws_fp8 with ws_pingpong's consumers: each owns whole 128x128 tiles and the two take turns, one's "
        "epilogue (TMA store) under the other's wgmmas; bf16/fp16 out",
