@@ -274,7 +274,7 @@ Status launch_ws(const GemmArgs& orig) {
   }
   if (!launched.ok()) return ws.release(launched);
   Status s = check_launch("ws_kernel");
-  // (The cluster split and stream-K sum in the kernel; the FP8 configurations but the split tail never split.)
+  // (The cluster split and stream-K sum in the kernel; of the FP8 configurations only the split tail splits.)
   if constexpr (!Cfg::CLUSTER_SPLIT && !Cfg::STREAM_K && (!Cfg::FP8 || Cfg::SPLIT_K)) {
     if (s.ok() && (p.splits > 1 || Cfg::SWAP_AB)) {
       const ReduceParams r{p.partials,       p.ld_partials,   p.splits,   p.batches,

@@ -1,12 +1,13 @@
 // The warp-specialized Hopper kernel, assembled from its parts: one producer
-// warpgroup issues the TMA loads, one or two consumer warpgroups issue wgmma
+// warpgroup issues the TMA loads, one to three consumer warpgroups issue wgmma
 // (mainloop_ws.cuh); a tile scheduler hands out the work units
 // (sched/persistent.h); the finished tile leaves through one epilogue part
 // (epilogue_direct.cuh, epilogue_tma_store.cuh, epilogue_partials.cuh,
 // epilogue_cluster_split.cuh). The configuration (ws_config.cuh) chooses
 // the parts; each registry entry (ws*.cu) names one or a few
 // configurations, and the host launch is launch_ws.cuh.
-// setmaxnreg moves registers from the producer (40) to the consumers (232).
+// setmaxnreg moves registers from the producer (40) to the consumers (232;
+// 152 with three).
 // Batches are a dimension of the work-unit space (sched/persistent.h) and
 // the batch coordinate of the 3-D tensor maps.
 //
