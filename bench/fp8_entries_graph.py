@@ -1,11 +1,11 @@
 """FP8 entries side by side in CUDA-graph GPU time (bench/results/h200_fp8_entries_graph.md).
 
-  python bench/fp8_entries_graph.py [PART]   (PARTS below; default tuning)
+  python bench/fp8_entries_graph.py [PART [ARGS]]   (PARTS below; default tuning; `tiles` takes seeds)
 
 Each entry's 10 calls (tcgemm.scaled_matmul with out=, bf16 output, x @ w.T) are captured in a CUDA
 graph; 5 replays of every entry in alternating order; the median per call. torch._scaled_mm with the
 same use_fast_accum is the reference (block rows: the first entry)."""
-import sys
+import random, sys
 import torch, tcgemm
 from graph_timing import header, timed
 dev = "cuda"
@@ -180,7 +180,7 @@ PARTS = {
                                (3280, 4048, 8032), (3440, 1888, 7696), (2688, 688, 3680), (2720, 6416, 7136),
                                (3840, 4256, 2144), (928, 2992, 7184), (2720, 2112, 2976), (6720, 4608, 736)],
                               [("tensor", True, FAST + ["sm90.ws_fp8.pingpong.lines", "sm90.ws_fp8.pingpong.mcast",
-                                                        T192], True, True)])]),
+                                                        T192, "sm90.ws_fp8.splitk"], True, True)])]),
     "tile192": ("The 192x192 tiles (.tile192, cuBLASLt's FP8 tile) and the 128x256 tiles without a cluster, the "
                 "last wave split along K (.splitk), beside the 128x128 (ping-pong) and 128x256 (.wide) ones and "
                 "auto, operands rotated past the L2, fast sums: shapes that are whole waves of 192x192 tiles on "
@@ -200,6 +200,18 @@ PARTS = {
                 [("tensor", True, ["auto", "sm90.ws_fp8.pingpong", "sm90.ws_fp8.pingpong.mcast",
                                    "sm90.ws_fp8.pingpong.lines"], True)])]),
 }
+# Part `tiles`: random rows as the fp8 preset's (M, N, K each randrange(256, 8193, 16)), 12 a seed, every fast-sum
+# entry auto chooses among, rotated: `tiles [rowwise] SEED...` (bench/results/h100_fp8_tiles.md: seeds 75-81 fitted,
+# 82-84 and row-wise scales checked).
+_args = sys.argv[2:]
+_mode = "rowwise" if "rowwise" in _args else "tensor"
+_seeds = [int(x) for x in _args if x != "rowwise"] or [77, 78]
+PARTS["tiles"] = ("auto's FP8 fast-sum tiles on random rows of seeds " + ", ".join(map(str, _seeds)) + f", {_mode} "
+                  "scales, operands rotated past the L2.",
+                  [([tuple(g.randrange(256, 8193, 16) for _ in range(3)) for g in map(random.Random, _seeds)
+                     for _ in range(12)],
+                    [(_mode, True, FAST + ["sm90.ws_fp8.pingpong.lines", "sm90.ws_fp8.pingpong.mcast", T192,
+                                           "sm90.ws_fp8.splitk"], True, True)])])
 part = (sys.argv[1:] or ["tuning"])[0]
 if part not in PARTS:
     sys.exit(f"fp8_entries_graph.py: no part {part!r}; parts: {', '.join(PARTS)}")

@@ -364,12 +364,15 @@ int main() {
       CHECK(fp8_first(a, 8192, 8192, 8192) == "sm90.ws_fp8.pingpong");   // whole lines, K <= 8192 (wide: 16 rounds against 32)
       CHECK(fp8_first(a, 4096, 4096, 14336) == "sm90.ws_fp8.wide");      // deeper: 4 wide rounds against 8
       CHECK(fp8_first(a, 2080, 2544, 1184) == "sm90.ws_fp8.pingpong");   // short K, whole sectors
-      CHECK(fp8_first(a, 6384, 4000, 5584) == "sm90.ws_fp8.wide");       // rows 16 bytes into a sector
+      CHECK(fp8_first(a, 6384, 4000, 5584) == "sm90.ws_fp8.tile192");    // rows 16 bytes into a sector, deep K: 6 rounds of
+      CHECK(fp8_first(a, 6384, 4000, 4592) == "sm90.ws_fp8.pingpong.lines");  // 192x192 clusters against 7 wide; K <= 4608
+      CHECK(fp8_first(a, 6384, 3000, 5584) == "sm90.ws_fp8.wide");       // 5 against 5: 1.125x the work
       // ... copied to whole lines first from two rounds of square tiles, to K = 4608 or where
       // the wide rounds cost more than 1.2x the square ones (2 against 3):
-      CHECK(fp8_first(a, 3000, 1536, 7184) == "sm90.ws_fp8.pingpong.lines");
+      CHECK(fp8_first(a, 2768, 2016, 6800) == "sm90.ws_fp8.pingpong.lines");  // (tile192: 2 rounds against 2 wide)
+      CHECK(fp8_first(a, 3000, 1536, 7184) == "sm90.ws_fp8.tile192");    // ... unless 192x192 tiles take <= 0.8x the wide rounds
       CHECK(fp8_first(a, 2080, 2544, 1200) == "sm90.ws_fp8.pingpong.lines");
-      CHECK(fp8_first(a, 7472, 4000, 6544) == "sm90.ws_fp8.wide");       // deep K on 8 wide rounds against 15
+      CHECK(fp8_first(a, 7472, 4000, 6544) == "sm90.ws_fp8.tile192");    // deep K: 7 rounds of 192x192 clusters against 8 wide
       CHECK(fp8_first(a, 2544, 1248, 4368) == "sm90.ws_fp8.wide");       // 200 tiles: under two rounds
       CHECK(fp8_first(a, 16384, 16384, 4112) == "sm90.ws_fp8.pingpong.lines");  // copies of 138 MB
       CHECK(fp8_first(a, 32768, 32768, 4112) == "sm90.ws_fp8.wide");     // copies of 264 MiB: not taken
@@ -377,7 +380,7 @@ int main() {
         GemmArgs shape = a;  // as tcgemm.plan makes a plan: the shape alone, no pointers or leading dimensions
         shape.A = shape.B = nullptr, shape.C = nullptr, shape.lda = shape.ldb = shape.ldc = 0;
         CHECK(fp8_first(shape, 2080, 2544, 1200) == "sm90.ws_fp8.pingpong.lines");
-        CHECK(fp8_first(shape, 4816, 3968, 4384) == "sm90.ws_fp8.pingpong.mcast");
+        CHECK(fp8_first(shape, 4816, 3968, 4384) == "sm90.ws_fp8.splitk");
       }
       {
         GemmArgs f32 = a;  // ping-pong stores 16-bit boxes: fp32 output takes the wide tiles in place
@@ -386,29 +389,52 @@ int main() {
         CHECK(std::string(list.at(0)) == "sm90.ws_fp8.pingpong.lines" && std::string(list.at(1)) == "sm90.ws_fp8.wide");
         CHECK(!check_supports(*find_kernel("sm90.ws_fp8.pingpong.lines"), f32).ok());
         // Where the wide tiles do not fit (4 wide rounds' work against 2 square), ping-pong in place
-        // came before the copies, and fp32 output falls past both ping-pong entries to ws_fp8.
+        // came before the copies; one round of 192x192 clusters against two wide ones comes first of all
+        // (it writes fp32), and past the copies fp32 output falls past both ping-pong entries to ws_fp8.
         f32.M = 912, f32.N = 4176, f32.K = 1200;
         const auto narrow = auto_preference(90, f32, 132);
-        CHECK(narrow.size() >= 3 && std::string(narrow[0]) == "sm90.ws_fp8.pingpong.lines" &&
-              std::string(narrow[1]) == "sm90.ws_fp8.pingpong" && std::string(narrow[2]) == "sm90.ws_fp8");
+        CHECK(narrow.size() >= 4 && std::string(narrow[0]) == "sm90.ws_fp8.tile192" &&
+              std::string(narrow[1]) == "sm90.ws_fp8.pingpong.lines" &&
+              std::string(narrow[2]) == "sm90.ws_fp8.pingpong" && std::string(narrow[3]) == "sm90.ws_fp8");
+        CHECK(check_supports(*find_kernel("sm90.ws_fp8.tile192"), f32).ok());
+        // Part lines from three rounds of square tiles: the 128x256 tiles without a cluster, which
+        // write 16-bit values only: fp32 output takes the pick that follows (ping-pong's clusters
+        // refuse it too).
+        f32.M = 4816, f32.N = 3968, f32.K = 4384;
+        const auto part = auto_preference(90, f32, 132);
+        CHECK(std::string(part.at(0)) == "sm90.ws_fp8.splitk" && std::string(part.at(1)) == "sm90.ws_fp8.pingpong.mcast");
+        CHECK(!check_supports(*find_kernel("sm90.ws_fp8.splitk"), f32).ok());
       }
-      CHECK(fp8_first(a, 6080, 544, 3600) == "sm90.ws_fp8.pingpong");    // ... but 2 against 2: the square tiles
+      CHECK(fp8_first(a, 6080, 544, 3600) == "sm90.ws_fp8.tile192");     // 1 round of 192x192 clusters against 2 wide
+      CHECK(fp8_first(a, 6080, 1056, 3600) == "sm90.ws_fp8.pingpong.lines");  // 2 against 2: the copies, K <= 4608
       CHECK(fp8_first(a, 368, 2416, 2192) == "sm90.ws_fp8.pingpong");    // 1 against 1
-      CHECK(fp8_first(a, 2080, 2544, 2080) == "sm90.ws_fp8.pingpong");   // part lines, K <= 2816
-      CHECK(fp8_first(a, 4500, 2496, 2848) == "sm90.ws_fp8.wide");       // deeper: the wide tiles where they fit
-      CHECK(fp8_first(a, 1200, 7200, 4000) == "sm90.ws_fp8.pingpong");   // 3 wide rounds (6 square rounds' work) against 5
+      CHECK(fp8_first(a, 3072, 1536, 7168) == "sm90.ws_fp8.tile192");    // whole lines: 1 round against 3 square
+      CHECK(fp8_first(a, 2304, 4224, 4096) == "sm90.ws_fp8.pingpong");   // 2 against 5: 0.9x the work
+      CHECK(fp8_first(a, 2080, 2544, 2080) == "sm90.ws_fp8.pingpong");   // part lines, K <= 2816, 340 tiles
       CHECK(fp8_first(a, 2080, 2544, 3104) == "sm90.ws_fp8.pingpong");   // 2 wide rounds against 3 square: ping-pong
       CHECK(fp8_first(a, 2080, 2544, 3072) == "sm90.ws_fp8.pingpong");   // whole lines to K = 8192
       CHECK(fp8_first(a, 2080, 2544, 8320) == "sm90.ws_fp8");            // whole lines, deeper, wide not fitting
-      CHECK(fp8_first(a, 5000, 4096, 3104) == "sm90.ws_fp8.wide");       // 5 wide rounds against 10 square
-      CHECK(fp8_first(a, 4096, 2128, 2256) == "sm90.ws_fp8.pingpong.lines");  // 16 bytes into a sector, K <= 4608
-      // Part lines where ping-pong is the pick, 4.5 rounds of square tiles and more: in 2-CTA clusters.
-      CHECK(fp8_first(a, 4816, 3968, 4384) == "sm90.ws_fp8.pingpong.mcast");  // 1178 tiles
-      CHECK(fp8_first(a, 7408, 3408, 1120) == "sm90.ws_fp8.pingpong.mcast");  // K <= 2816
-      CHECK(fp8_first(a, 5120, 1840, 4384) == "sm90.ws_fp8.pingpong.mcast");  // 600 tiles
-      CHECK(fp8_first(a, 3456, 2816, 2080) == "sm90.ws_fp8.pingpong.mcast");  // 594 tiles: 4.5 rounds
-      CHECK(fp8_first(a, 2048, 4736, 2080) == "sm90.ws_fp8.pingpong");        // 592 tiles
-      CHECK(fp8_first(a, 1232, 6800, 2784) == "sm90.ws_fp8.pingpong");        // 540 tiles
+      CHECK(fp8_first(a, 4096, 2128, 2256) == "sm90.ws_fp8.tile192");    // 16 bytes into a sector: 2 rounds against 3 wide
+      CHECK(fp8_first(a, 4096, 2384, 2256) == "sm90.ws_fp8.pingpong.lines");  // 3 against 3, K <= 4608
+      // Part lines, 396 tiles (three rounds) and more: the 128x256 tiles without a cluster; what
+      // follows is the pick before them: ping-pong in 2-CTA clusters from 4.5 rounds, the wide
+      // tiles where their rounds fit.
+      const auto second = [&](int64_t M, int64_t N, int64_t K) {
+        GemmArgs s = a;
+        s.M = M, s.N = N, s.K = K;
+        const auto list = auto_preference(90, s, 132);
+        return std::string(list.at(0)) + " " + list.at(1);
+      };
+      CHECK(second(4816, 3968, 4384) == "sm90.ws_fp8.splitk sm90.ws_fp8.pingpong.mcast");  // 1178 tiles
+      CHECK(second(7408, 3408, 1120) == "sm90.ws_fp8.splitk sm90.ws_fp8.pingpong.mcast");  // K <= 2816
+      CHECK(second(5120, 1840, 4384) == "sm90.ws_fp8.splitk sm90.ws_fp8.pingpong.mcast");  // 600 tiles
+      CHECK(second(3456, 2816, 2080) == "sm90.ws_fp8.splitk sm90.ws_fp8.pingpong.mcast");  // 594 tiles: 4.5 rounds
+      CHECK(second(2048, 4736, 2080) == "sm90.ws_fp8.splitk sm90.ws_fp8.pingpong");        // 592 tiles
+      CHECK(second(1232, 6800, 2784) == "sm90.ws_fp8.splitk sm90.ws_fp8.pingpong");        // 540 tiles
+      CHECK(second(4500, 2496, 2848) == "sm90.ws_fp8.splitk sm90.ws_fp8.wide");      // deeper: the wide tiles where they fit
+      CHECK(second(1200, 7200, 4000) == "sm90.ws_fp8.splitk sm90.ws_fp8.pingpong");  // 3 wide rounds (6 square rounds' work) against 5
+      CHECK(second(5000, 4096, 3104) == "sm90.ws_fp8.splitk sm90.ws_fp8.wide");      // 5 wide rounds against 10 square
+      CHECK(fp8_first(a, 1872, 2224, 1824) == "sm90.ws_fp8.pingpong");        // 270 tiles: under three rounds
       CHECK(fp8_first(a, 848, 4240, 3552) == "sm90.ws_fp8.pingpong");         // 238 tiles
       CHECK(fp8_first(a, 7504, 7776, 4608) == "sm90.ws_fp8.pingpong");        // whole lines: alone
       CHECK(fp8_first(a, 128, 14336, 4096) == "sm90.ws_fp8.pingpong");

@@ -477,12 +477,15 @@ def test_scaled_matmul_matches_float64_reference(mode, M, N, fast):
 
 
 @pytest.mark.parametrize("M,N,K,entry", [(2081, 2544, 1200, "sm90.ws_fp8.pingpong.lines"),
-                                          (4817, 3968, 4384, "sm90.ws_fp8.pingpong.mcast")])
-def test_auto_on_rows_not_whole_lines_apart(M, N, K, entry):
-    """auto's fast-sum rules for rows 16 bytes into a sector (operands copied to whole lines) and for
-    rows of part lines (2-CTA clusters), at shapes they take on a 132-SM Hopper GPU: the float64
-    bound, bf16 and fp32 output (ping-pong stores 16-bit values: fp32 takes the next in line),
-    a poisoned out=, and the pick where the device has those SMs."""
+                                          (4817, 3968, 4384, "sm90.ws_fp8.splitk"),
+                                          (3000, 1536, 7184, "sm90.ws_fp8.tile192"),
+                                          (3072, 1536, 7168, "sm90.ws_fp8.tile192")])
+def test_auto_fast_sum_tiles(M, N, K, entry):
+    """auto's fast-sum rules for rows 16 bytes into a sector (operands copied to whole lines, or 192x192
+    tiles), for rows of part lines (128x256 tiles without a cluster) and for whole lines in one round of
+    192x192 tiles, at shapes they take on a 132-SM Hopper GPU: the float64 bound, bf16 and fp32 output
+    (ping-pong and .splitk store 16-bit values: fp32 takes the next in line), a poisoned out=, and the
+    pick where the device has those SMs."""
     torch = _torch_gpu()
     a, wq, sa, sw = _case(torch, M, N, K, "tensor")
     want = _reference(torch, a, wq, sa, sw, "tensor")

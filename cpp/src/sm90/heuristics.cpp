@@ -172,10 +172,11 @@ Sm90Costs sm90_costs(const GemmArgs& a, int sms) {
 // clusters (a round of them is twice a 128x128 round's work) at most
 // `tenths` / 10 of the 128x128 tiles' rounds, and two rows of tiles to
 // pair in a cluster.
+static int64_t wide_rounds(const GemmArgs& a, int sms, int64_t tm) {
+  return ceil_div(ceil_div(tm, 2) * ceil_div(a.N, 256) * a.batch, std::max(sms / 2, 1));
+}
 static bool wide_rounds_fit(const GemmArgs& a, int sms, int64_t tiles, int64_t tm, int tenths) {
-  const int64_t clusters = ceil_div(tm, 2) * ceil_div(a.N, 256) * a.batch;
-  const int64_t wide_rounds = ceil_div(clusters, std::max(sms / 2, 1)), square_rounds = ceil_div(tiles, sms);
-  return tm >= 2 && 2 * wide_rounds * 10 <= square_rounds * tenths;
+  return tm >= 2 && 2 * wide_rounds(a, sms, tm) * 10 <= ceil_div(tiles, sms) * tenths;
 }
 
 // Rows not whole lines apart, with operands read from HBM
@@ -216,8 +217,46 @@ static bool part_lines_mcast(const GemmArgs& a, int sms, int64_t tiles) {
   return a.K % 32 == 0 && a.K % 128 != 0 && tiles * 2 >= int64_t{sms} * 9;
 }
 
-static std::vector<const char*> sm90_fp8_fast_tiles(const GemmArgs& a, int sms, int64_t tiles, int64_t tm,
-                                                    int64_t k_stages, bool few) {
+// The 192x192 tiles and the 128x256 tiles without a cluster, by
+// bench/results/h100_fp8_tiles.md (every fast-sum entry beside auto and
+// _scaled_mm on 97 rows -- the tile192 part's shapes, seeds 75-81 --
+// operands rotated past the L2, tensor scales; checked on seeds 82-84 and on
+// row-wise scales, which no rule was fitted on):
+// - Rows 16 bytes into a sector: 192x192 tiles in 2-CTA clusters
+//   (ws_fp8.tile192) where their rounds of clusters, each 9/8 of a 128x256
+//   round's work per SM, cost at most 1.03x the wide tiles' rounds and
+//   K > 4608 (7 rows, 0.98-1.36x the pick before: 3392x4176x7088 1.16x
+//   .wide; shorter K keeps the copies to whole lines, 6496x7264x1968 0.86x
+//   them), or at most 0.8x at any K (6080x544x3600 1.54x ping-pong,
+//   5136x1584x2224 1.03x .pingpong.lines).
+// - Whole lines: the same tiles where their rounds cost at most 0.8x the
+//   128x128 tiles' (3072x1536x7168: one round against three, 1.20x
+//   ping-pong); at 0.9x they lose (2304x4224x4096 0.97x).
+// - Part lines from three rounds of 128x128 tiles: the 128x256 tiles
+//   without a cluster (ws_fp8.splitk), 0.97-1.28x the pick before on 28
+//   rows (geomean 1.11; 7232x5744x7840 1.24x ping-pong in clusters,
+//   7088x8096x4320 1.22x .wide). Not by its split: at 9.9 rounds, the last
+//   wave nearly whole, it is 1.25x the same tile in clusters (.wide). Under
+//   three rounds it loses (5184x864x1984 0.89x, 1872x2224x1824 0.89x).
+static bool tile192_pays(const GemmArgs& a, int sms, int64_t tiles, int64_t tm) {
+  const int64_t rounds = ceil_div(ceil_div(ceil_div(a.M, 192), 2) * ceil_div(a.N, 192) * a.batch, std::max(sms / 2, 1));
+  if (a.K % 32 == 16) {
+    const int64_t wide = wide_rounds(a, sms, tm);
+    return (a.K > 4608 && 900 * rounds <= 824 * wide) || 45 * rounds <= 32 * wide;
+  }
+  return a.K % 128 == 0 && 45 * rounds <= 16 * ceil_div(tiles, sms);
+}
+static bool splitk_pays(const GemmArgs& a, int sms, int64_t tiles) {
+  return a.K % 32 == 0 && a.K % 128 != 0 && tiles >= 3 * int64_t{sms};
+}
+
+static std::vector<const char*> with_first(const char* first, std::vector<const char*> rest) {
+  rest.insert(rest.begin(), first);
+  return rest;
+}
+
+static std::vector<const char*> sm90_fp8_fast_tiles_before(const GemmArgs& a, int sms, int64_t tiles, int64_t tm,
+                                                           int64_t k_stages, bool few) {
   if (few && k_stages >= 64) return {"sm90.ws_fp8.dsmem", "sm90.ws_fp8"};
   if (a.K % 32 != 0) {  // (fp32 output skips the ping-pong entries: the in-place rule's pick follows)
     const char* in_place = wide_rounds_fit(a, sms, tiles, tm, 15) ? "sm90.ws_fp8.wide" : "sm90.ws_fp8.pingpong";
@@ -234,6 +273,16 @@ static std::vector<const char*> sm90_fp8_fast_tiles(const GemmArgs& a, int sms, 
   }
   if (wide) return {"sm90.ws_fp8.wide", "sm90.ws_fp8"};
   return {"sm90.ws_fp8", "sm90.ws_fp8.pingpong"};
+}
+// The tiles above come first where they pay; what follows them is the pick
+// before them (fp32 output, which .splitk does not write, takes it).
+static std::vector<const char*> sm90_fp8_fast_tiles(const GemmArgs& a, int sms, int64_t tiles, int64_t tm,
+                                                    int64_t k_stages, bool few) {
+  std::vector<const char*> before = sm90_fp8_fast_tiles_before(a, sms, tiles, tm, k_stages, few);
+  if (few && k_stages >= 64) return before;
+  if (tile192_pays(a, sms, tiles, tm)) return with_first("sm90.ws_fp8.tile192", std::move(before));
+  if (splitk_pays(a, sms, tiles)) return with_first("sm90.ws_fp8.splitk", std::move(before));
+  return before;
 }
 
 // The promoting entries and the decode swap, by their figures on an H200
