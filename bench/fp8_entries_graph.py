@@ -200,9 +200,9 @@ PARTS = {
                 [("tensor", True, ["auto", "sm90.ws_fp8.pingpong", "sm90.ws_fp8.pingpong.mcast",
                                    "sm90.ws_fp8.pingpong.lines"], True)])]),
 }
-# Part `tiles`: random rows as the fp8 preset's (M, N, K each randrange(256, 8193, 16)), 12 a seed, every fast-sum
-# entry auto chooses among, rotated: `tiles [rowwise] SEED...` (bench/results/h100_fp8_tiles.md: seeds 77-81 fitted beside the parts tile192
-# and lines_rotated_check, 82-84 and row-wise scales checked).
+# Part `tiles`: random rows as the fp8 preset's (M, N, K each randrange(256, 8193, 16)), 12 a seed, every
+# fast-sum entry auto chooses among, rotated: `tiles [rowwise] SEED...` (bench/results/h100_fp8_tiles.md:
+# seeds 77-81 fitted beside the parts tile192 and lines_rotated_check; 82-84 and row-wise scales checked).
 _args = sys.argv[2:]
 _mode = "rowwise" if "rowwise" in _args else "tensor"
 _seeds = [int(x) for x in _args if x != "rowwise"] or [77, 78]
