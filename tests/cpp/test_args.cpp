@@ -435,6 +435,7 @@ int main() {
       CHECK(second(1200, 7200, 4000) == "sm90.ws_fp8.splitk sm90.ws_fp8.pingpong");  // 3 wide rounds (6 square rounds' work) against 5
       CHECK(second(5000, 4096, 3104) == "sm90.ws_fp8.splitk sm90.ws_fp8.wide");      // 5 wide rounds against 10 square
       CHECK(fp8_first(a, 1872, 2224, 1824) == "sm90.ws_fp8.pingpong");        // 270 tiles: under three rounds
+      CHECK(fp8_first(a, 128, 65536, 4000) == "sm90.ws_fp8.pingpong");        // 512 tiles in one row: not timed
       CHECK(fp8_first(a, 848, 4240, 3552) == "sm90.ws_fp8.pingpong");         // 238 tiles
       CHECK(fp8_first(a, 7504, 7776, 4608) == "sm90.ws_fp8.pingpong");        // whole lines: alone
       CHECK(fp8_first(a, 128, 14336, 4096) == "sm90.ws_fp8.pingpong");

@@ -238,6 +238,7 @@ static bool part_lines_mcast(const GemmArgs& a, int sms, int64_t tiles) {
 //   7088x8096x4320 1.22x .wide). Not by its split: at 9.9 rounds, the last
 //   wave nearly whole, it is 1.25x the same tile in clusters (.wide). Under
 //   three rounds it loses (5184x864x1984 0.89x, 1872x2224x1824 0.89x).
+//   One row of tiles (M <= 128) was not timed: the pick before stays.
 static bool tile192_pays(const GemmArgs& a, int sms, int64_t tiles, int64_t tm) {
   const int64_t rounds = ceil_div(ceil_div(ceil_div(a.M, 192), 2) * ceil_div(a.N, 192) * a.batch, std::max(sms / 2, 1));
   if (a.K % 32 == 16) {
@@ -246,8 +247,8 @@ static bool tile192_pays(const GemmArgs& a, int sms, int64_t tiles, int64_t tm) 
   }
   return a.K % 128 == 0 && 45 * rounds <= 16 * ceil_div(tiles, sms);
 }
-static bool splitk_pays(const GemmArgs& a, int sms, int64_t tiles) {
-  return a.K % 32 == 0 && a.K % 128 != 0 && tiles >= 3 * int64_t{sms};
+static bool splitk_pays(const GemmArgs& a, int sms, int64_t tiles, int64_t tm) {
+  return a.K % 32 == 0 && a.K % 128 != 0 && tiles >= 3 * int64_t{sms} && tm >= 2;
 }
 
 static std::vector<const char*> with_first(const char* first, std::vector<const char*> rest) {
@@ -281,7 +282,7 @@ static std::vector<const char*> sm90_fp8_fast_tiles(const GemmArgs& a, int sms, 
   std::vector<const char*> before = sm90_fp8_fast_tiles_before(a, sms, tiles, tm, k_stages, few);
   if (few && k_stages >= 64) return before;
   if (tile192_pays(a, sms, tiles, tm)) return with_first("sm90.ws_fp8.tile192", std::move(before));
-  if (splitk_pays(a, sms, tiles)) return with_first("sm90.ws_fp8.splitk", std::move(before));
+  if (splitk_pays(a, sms, tiles, tm)) return with_first("sm90.ws_fp8.splitk", std::move(before));
   return before;
 }
 
