@@ -236,7 +236,8 @@ static bool part_lines_mcast(const GemmArgs& a, int sms, int64_t tiles) {
 //   without a cluster (ws_fp8.splitk), 0.97-1.28x the pick before on 28
 //   rows (geomean 1.11; 7232x5744x7840 1.24x ping-pong in clusters,
 //   7088x8096x4320 1.22x .wide). Not by its split: at 9.9 rounds, the last
-//   wave nearly whole, it is 1.25x the same tile in clusters (.wide). Under
+//   wave nearly whole, it is 1.25x the same tile in clusters stored from
+//   registers (.wide; which of the two costs, these figures do not say). Under
 //   three rounds it loses (5184x864x1984 0.89x, 1872x2224x1824 0.89x).
 //   One row of tiles (M <= 128) was not timed: the pick before stays.
 static bool tile192_pays(const GemmArgs& a, int sms, int64_t tiles, int64_t tm) {
