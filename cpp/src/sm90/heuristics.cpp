@@ -218,17 +218,19 @@ static bool part_lines_mcast(const GemmArgs& a, int sms, int64_t tiles) {
 }
 
 // The 192x192 tiles and the 128x256 tiles without a cluster, by
-// bench/results/h100_fp8_tiles.md (every fast-sum entry beside auto and
-// _scaled_mm on 97 rows -- the tile192 part's shapes, seeds 75-81 --
-// operands rotated past the L2, tensor scales; checked on seeds 82-84 and on
-// row-wise scales, which no rule was fitted on):
+// bench/results/h100_fp8_tiles.md (the fast-sum entries auto chooses among
+// beside auto and _scaled_mm on 97 rows -- the tile192 part's shapes, seeds
+// 75-81 -- operands rotated past the L2, tensor scales, bf16 output; checked
+// on seeds 82-84, which no rule was fitted on, and with row-wise scales on
+// seeds 77-78's shapes):
 // - Rows 16 bytes into a sector: 192x192 tiles in 2-CTA clusters
 //   (ws_fp8.tile192) where their rounds of clusters, each 9/8 of a 128x256
 //   round's work per SM, cost at most 1.03x the wide tiles' rounds and
 //   K > 4608 (7 rows, 0.98-1.36x the pick before: 3392x4176x7088 1.16x
-//   .wide; shorter K keeps the copies to whole lines, 6496x7264x1968 0.86x
-//   them), or at most 0.8x at any K (6080x544x3600 1.54x ping-pong,
-//   5136x1584x2224 1.03x .pingpong.lines).
+//   .wide; shorter K keeps the copies to whole lines, which it trails on
+//   most such rows: 0.66-1.06x them, median 0.86), or at most 0.8x at any K
+//   (6080x544x3600 1.54x ping-pong, 5136x1584x2224 1.03x .pingpong.lines).
+//   16-bit output only: fp32 output is untimed on these tiles.
 // - Whole lines: the same tiles where their rounds cost at most 0.8x the
 //   128x128 tiles' (3072x1536x7168: one round against three, 1.20x
 //   ping-pong); at 0.9x they lose (2304x4224x4096 0.97x).
@@ -238,9 +240,11 @@ static bool part_lines_mcast(const GemmArgs& a, int sms, int64_t tiles) {
 //   7088x8096x4320 1.22x .wide). Not by its split: at 9.9 rounds, the last
 //   wave nearly whole, it is 1.25x the same tile in clusters stored from
 //   registers (.wide; which of the two costs, these figures do not say). Under
-//   three rounds it loses (5184x864x1984 0.89x, 1872x2224x1824 0.89x).
-//   One row of tiles (M <= 128) was not timed: the pick before stays.
+//   three rounds it wins and loses (0.72-1.15x: 5184x864x1984 0.89x,
+//   6544x304x3008 1.15x). One row of tiles (M <= 128) is untimed: the pick
+//   before stays.
 static bool tile192_pays(const GemmArgs& a, int sms, int64_t tiles, int64_t tm) {
+  if (a.dtype_c == DType::f32) return false;
   const int64_t rounds = ceil_div(ceil_div(ceil_div(a.M, 192), 2) * ceil_div(a.N, 192) * a.batch, std::max(sms / 2, 1));
   if (a.K % 32 == 16) {
     const int64_t wide = wide_rounds(a, sms, tm);
