@@ -211,7 +211,7 @@ PARTS["tiles"] = ("auto's FP8 fast-sum tiles on random rows of seeds " + ", ".jo
                   [([tuple(g.randrange(256, 8193, 16) for _ in range(3)) for g in map(random.Random, _seeds)
                      for _ in range(12)],
                     [(_mode, True, FAST + ["sm90.ws_fp8.pingpong.lines", "sm90.ws_fp8.pingpong.mcast", T192,
-                                           "sm90.ws_fp8.splitk"], True, True)])])
+                                           "sm90.ws_fp8.splitk", "sm90.ws_fp8.wide.tma_store"], True, True)])])
 part = (sys.argv[1:] or ["tuning"])[0]
 if part not in PARTS:
     sys.exit(f"fp8_entries_graph.py: no part {part!r}; parts: {', '.join(PARTS)}")

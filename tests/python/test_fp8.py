@@ -127,6 +127,7 @@ def test_fp8_entries_in_the_registry():
                                       ("sm90.ws_fp8.wide", "scale_rowwise", (128, 256, 128), all3),
                                       ("sm90.ws_fp8.tile192", "scale_rowwise", (192, 192, 128), all3),
                                       ("sm90.ws_fp8.splitk", "scale_rowwise", (128, 256, 128), half),
+                                      ("sm90.ws_fp8.wide.tma_store", "scale_rowwise", (128, 256, 128), half),
                                       ("sm90.ws_fp8.pingpong", "scale_rowwise", (128, 128, 128), half),
                                       ("sm90.ws_fp8.dsmem", "scale_rowwise", (128, 128, 128), all3),
                                       ("sm90.ws_fp8.swap", "scale_rowwise", (128, 64, 128), half),

@@ -204,7 +204,9 @@ def _res_usage_by_kernel(member, tmp_path):
 # does, with 40 registers after setmaxnreg.dec; so does the scale-warp entry's producer warpgroup
 # around the scheduler's 64-bit division, once a tile, and ping-pong's consumers in clusters, a word
 # saved before the roles split and read in the scheduler's arithmetic, once a tile, outside the K
-# loop; 80 for promoted.wide, whose fp32-output
+# loop; 24 for wide.tma_store, whose consumers keep six words of a tile's epilogue state (its TMA
+# store's box coordinates) in local memory across its 128 accumulators' boxes, after the K loop; 80
+# for promoted.wide, whose fp32-output
 # kernels keep 19 values of a finished tile in local memory in its epilogue, after the K loop), its
 # kernels (three operand pairs x bf16, fp16, fp32 output; 16-bit output only: six; the swap: x 4
 # widths x 2 weight-tile heights) and the wgmmas in its code (four k32 steps per m64 row block per
@@ -214,7 +216,7 @@ def _res_usage_by_kernel(member, tmp_path):
 _SM90_FP8 = {"ws_fp8.cu.o": ({128}, 0, 9, 4), "ws_fp8_block.cu.o": ({128}, 0, 9, 8),
              "ws_fp8_mcast.cu.o": ({128}, 8, 9, 4), "ws_fp8_wide.cu.o": ({256}, 8, 9, 4),
              "ws_fp8_tile192.cu.o": ({192}, 8, 9, 4),
-             "ws_fp8_splitk.cu.o": ({256}, 0, 6, 4),
+             "ws_fp8_splitk.cu.o": ({256}, 0, 6, 4), "ws_fp8_wide_tma_store.cu.o": ({256}, 24, 6, 4),
              "ws_fp8_dsmem.cu.o": ({128}, 0, 9, 4), "ws_fp8_block_dsmem.cu.o": ({128}, 0, 9, 8),
              "ws_fp8_pingpong.cu.o": ({128}, 0, 6, 8), "ws_fp8_swap.cu.o": ({16, 32, 64, 128}, 0, 48, 4),
              "ws_fp8_promoted_swap.cu.o": ({16, 32, 64, 128}, 0, 48, 4),
@@ -266,6 +268,15 @@ def test_sm90_fp8_wide_promotion_keeps_its_k_loop_in_registers(member, tmp_path)
     loop's back branch), whatever its epilogue keeps on the stack."""
     loops = _k_loop_local_accesses(_member_sass(member, tmp_path), "ws_scaled_kernel")
     assert len(loops) == 9, sorted(loops)
+    for name, local in loops.items():
+        assert local == [], (name, local)
+
+
+def test_sm90_fp8_wide_tma_store_keeps_its_k_loop_in_registers(tmp_path):
+    """ws_fp8.wide.tma_store's stack (above) holds its epilogue's state: each of its six kernels' K loop
+    touches no local memory."""
+    loops = _k_loop_local_accesses(_member_sass("ws_fp8_wide_tma_store.cu.o", tmp_path), "ws_scaled_kernel")
+    assert len(loops) == 6, sorted(loops)
     for name, local in loops.items():
         assert local == [], (name, local)
 

@@ -38,6 +38,7 @@ Status launch_ws_fp8(const GemmArgs& a);         // ws_fp8.cu
 Status launch_ws_fp8_block(const GemmArgs& a);   // ws_fp8_block.cu
 Status launch_ws_fp8_mcast(const GemmArgs& a);   // ws_fp8_mcast.cu
 Status launch_ws_fp8_wide(const GemmArgs& a);    // ws_fp8_wide.cu
+Status launch_ws_fp8_wide_tma_store(const GemmArgs& a);  // ws_fp8_wide_tma_store.cu
 Status launch_ws_fp8_tile192(const GemmArgs& a);  // ws_fp8_tile192.cu
 Status launch_ws_fp8_splitk(const GemmArgs& a);   // ws_fp8_splitk.cu
 Status workspace_ws_fp8_splitk(const GemmArgs& a, size_t* bytes);  // its split tail's partials

@@ -113,6 +113,11 @@ std::vector<KernelInfo> sm90_kernels() {
        "ws_fp8.mcast with 128x256 tiles (wgmma m64n256k32 per consumer), 4 stages of 48 KB",
        90, fp8, bit(Layout::TN), fast, 128, 256, 128, 4, TCGEMM_FN(launch_ws_fp8_wide), sass,
        kEpilogue | kScaledTensor | kScaledRow, nullptr, fp8_out},
+      {"sm90.ws_fp8.wide.tma_store", "sm90",
+       "ws_fp8.wide with the TMA-store epilogue (its clusters kept): beside ws_fp8.splitk (no cluster, the "
+       "same store) it tells the cluster's cost from the store's on rows of part lines; bf16/fp16 out",
+       90, fp8, bit(Layout::TN), fast, 128, 256, 128, 4, TCGEMM_FN(launch_ws_fp8_wide_tma_store), sass,
+       kEpilogue | kScaledTensor | kScaledRow, nullptr, bit(DType::bf16) | bit(DType::f16)},
       {"sm90.ws_fp8.tile192", "sm90",
        "ws_fp8.wide's loop on 192x192 tiles (cuBLASLt's FP8 tile): three consumer warpgroups, each wgmma "
        "m64n192k32, 2-CTA clusters along M multicasting B, 4 stages of 48 KB -- a third tile grid for whole waves",
