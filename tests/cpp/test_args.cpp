@@ -419,7 +419,7 @@ int main() {
       CHECK(fp8_first(a, 4096, 2128, 2256) == "sm90.ws_fp8.tile192");    // 16 bytes into a sector: 2 rounds against 3 wide
       CHECK(fp8_first(a, 4096, 2384, 2256) == "sm90.ws_fp8.pingpong.lines");  // 3 against 3, K <= 4608
       // Part lines, 396 tiles (three rounds) and more: the 128x256 tiles without a cluster; what
-      // follows is the pick before them: ping-pong in 2-CTA clusters from 4.5 rounds, the wide
+      // follows is the square / wide tiles' pick: ping-pong in 2-CTA clusters from 4.5 rounds, the wide
       // tiles where their rounds fit.
       const auto second = [&](int64_t M, int64_t N, int64_t K) {
         GemmArgs s = a;

@@ -226,7 +226,7 @@ static bool part_lines_mcast(const GemmArgs& a, int sms, int64_t tiles) {
 // - Rows 16 bytes into a sector: 192x192 tiles in 2-CTA clusters
 //   (ws_fp8.tile192) where their rounds of clusters, each 9/8 of a 128x256
 //   round's work per SM, cost at most 1.03x the wide tiles' rounds and
-//   K > 4608 (7 rows, 0.98-1.36x the pick before: 3392x4176x7088 1.16x
+//   K > 4608 (7 rows, 0.98-1.36x the pick without them: 3392x4176x7088 1.16x
 //   .wide; shorter K keeps the copies to whole lines, which it trails on
 //   most such rows: 0.66-1.06x them, median 0.86), or at most 0.8x at any K
 //   (6080x544x3600 1.54x ping-pong, 5136x1584x2224 1.03x .pingpong.lines).
@@ -235,14 +235,14 @@ static bool part_lines_mcast(const GemmArgs& a, int sms, int64_t tiles) {
 //   128x128 tiles' (3072x1536x7168: one round against three, 1.20x
 //   ping-pong); at 0.9x they lose (2304x4224x4096 0.97x).
 // - Part lines from three rounds of 128x128 tiles: the 128x256 tiles
-//   without a cluster (ws_fp8.splitk), 0.97-1.28x the pick before on 28
+//   without a cluster (ws_fp8.splitk), 0.97-1.28x the pick without them on 28
 //   rows (geomean 1.11; 7232x5744x7840 1.24x ping-pong in clusters,
 //   7088x8096x4320 1.22x .wide). Not by its split: at 9.9 rounds, the last
 //   wave nearly whole, it is 1.25x the same tile in clusters stored from
 //   registers (.wide; which of the two costs, these figures do not say). Under
 //   three rounds it wins and loses (0.72-1.15x: 5184x864x1984 0.89x,
-//   6544x304x3008 1.15x). One row of tiles (M <= 128) is untimed: the pick
-//   before stays.
+//   6544x304x3008 1.15x). One row of tiles (M <= 128) is untimed: the
+//   square / wide tiles' pick stays.
 static bool tile192_pays(const GemmArgs& a, int sms, int64_t tiles, int64_t tm) {
   if (a.dtype_c == DType::f32) return false;
   const int64_t rounds = ceil_div(ceil_div(ceil_div(a.M, 192), 2) * ceil_div(a.N, 192) * a.batch, std::max(sms / 2, 1));
@@ -261,7 +261,7 @@ static std::vector<const char*> with_first(const char* first, std::vector<const 
   return rest;
 }
 
-static std::vector<const char*> sm90_fp8_fast_tiles_before(const GemmArgs& a, int sms, int64_t tiles, int64_t tm,
+static std::vector<const char*> sm90_fp8_square_and_wide_tiles(const GemmArgs& a, int sms, int64_t tiles, int64_t tm,
                                                            int64_t k_stages, bool few) {
   if (few && k_stages >= 64) return {"sm90.ws_fp8.dsmem", "sm90.ws_fp8"};
   if (a.K % 32 != 0) {  // (fp32 output skips the ping-pong entries: the in-place rule's pick follows)
@@ -280,11 +280,11 @@ static std::vector<const char*> sm90_fp8_fast_tiles_before(const GemmArgs& a, in
   if (wide) return {"sm90.ws_fp8.wide", "sm90.ws_fp8"};
   return {"sm90.ws_fp8", "sm90.ws_fp8.pingpong"};
 }
-// The tiles above come first where they pay; what follows them is the pick
-// before them (fp32 output, which .splitk does not write, takes it).
+// The tiles above come first where they pay; the square / wide tiles' pick
+// follows them (fp32 output, which .splitk does not write, takes it).
 static std::vector<const char*> sm90_fp8_fast_tiles(const GemmArgs& a, int sms, int64_t tiles, int64_t tm,
                                                     int64_t k_stages, bool few) {
-  std::vector<const char*> before = sm90_fp8_fast_tiles_before(a, sms, tiles, tm, k_stages, few);
+  std::vector<const char*> before = sm90_fp8_square_and_wide_tiles(a, sms, tiles, tm, k_stages, few);
   if (few && k_stages >= 64) return before;
   if (tile192_pays(a, sms, tiles, tm)) return with_first("sm90.ws_fp8.tile192", std::move(before));
   if (splitk_pays(a, sms, tiles, tm)) return with_first("sm90.ws_fp8.splitk", std::move(before));
