@@ -204,8 +204,8 @@ def _res_usage_by_kernel(member, tmp_path):
 # does, with 40 registers after setmaxnreg.dec; so does the scale-warp entry's producer warpgroup
 # around the scheduler's 64-bit division, once a tile, and ping-pong's consumers in clusters, a word
 # saved before the roles split and read in the scheduler's arithmetic, once a tile, outside the K
-# loop; 24 for wide.tma_store, whose consumers keep six words of a tile's epilogue state (its TMA
-# store's box coordinates) in local memory across its 128 accumulators' boxes, after the K loop; 80
+# loop; 24 for wide.tma_store, whose consumers keep six words of a tile's epilogue state in local
+# memory across its boxes' TMA stores, after the K loop; 80
 # for promoted.wide, whose fp32-output
 # kernels keep 19 values of a finished tile in local memory in its epilogue, after the K loop), its
 # kernels (three operand pairs x bf16, fp16, fp32 output; 16-bit output only: six; the swap: x 4
@@ -256,27 +256,20 @@ def _k_loop_local_accesses(sass, marker):
     return out
 
 
-# The wide promoting entries: their stack (above) holds values outside the K loop only.
+# The 256-wide entries whose stack (above) holds epilogue values: outside the K loop only.
 _SM90_FP8_WIDE_PROMOTING = {"ws_fp8_promoted_wide.cu.o", "ws_fp8_block_wide.cu.o"}
+_SM90_FP8_WIDE_STACK = _SM90_FP8_WIDE_PROMOTING | {"ws_fp8_wide_tma_store.cu.o"}
 
 
-@pytest.mark.parametrize("member", sorted(_SM90_FP8_WIDE_PROMOTING))
-def test_sm90_fp8_wide_promotion_keeps_its_k_loop_in_registers(member, tmp_path):
+@pytest.mark.parametrize("member", sorted(_SM90_FP8_WIDE_STACK))
+def test_sm90_fp8_wide_keeps_its_k_loop_in_registers(member, tmp_path):
     """The 256-wide promoting entries keep 128 accumulators and one 128-column part's 64-register fresh
-    sum per consumer thread (sm90/ws_config.cuh, FRESH_N): every kernel's K loop -- both parts' wgmmas,
-    their waits and adds -- touches no local memory (no LDL / STL between the slot's wait and the
-    loop's back branch), whatever its epilogue keeps on the stack."""
+    sum per consumer thread (sm90/ws_config.cuh, FRESH_N); wide.tma_store keeps 128 accumulators beside
+    its TMA store's state: every kernel's K loop -- the wgmmas, their waits and adds -- touches no local
+    memory (no LDL / STL between the slot's wait and the loop's back branch), whatever its epilogue
+    keeps on the stack."""
     loops = _k_loop_local_accesses(_member_sass(member, tmp_path), "ws_scaled_kernel")
-    assert len(loops) == 9, sorted(loops)
-    for name, local in loops.items():
-        assert local == [], (name, local)
-
-
-def test_sm90_fp8_wide_tma_store_keeps_its_k_loop_in_registers(tmp_path):
-    """ws_fp8.wide.tma_store's stack (above) holds its epilogue's state: each of its six kernels' K loop
-    touches no local memory."""
-    loops = _k_loop_local_accesses(_member_sass("ws_fp8_wide_tma_store.cu.o", tmp_path), "ws_scaled_kernel")
-    assert len(loops) == 6, sorted(loops)
+    assert len(loops) == _SM90_FP8[member][2], sorted(loops)
     for name, local in loops.items():
         assert local == [], (name, local)
 

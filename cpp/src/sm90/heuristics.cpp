@@ -261,9 +261,8 @@ static std::vector<const char*> with_first(const char* first, std::vector<const 
   return rest;
 }
 
-static std::vector<const char*> sm90_fp8_square_and_wide_tiles(const GemmArgs& a, int sms, int64_t tiles, int64_t tm,
-                                                           int64_t k_stages, bool few) {
-  if (few && k_stages >= 64) return {"sm90.ws_fp8.dsmem", "sm90.ws_fp8"};
+static std::vector<const char*> sm90_fp8_square_and_wide_tiles(const GemmArgs& a, int sms, int64_t tiles,
+                                                               int64_t tm) {
   if (a.K % 32 != 0) {  // (fp32 output skips the ping-pong entries: the in-place rule's pick follows)
     const char* in_place = wide_rounds_fit(a, sms, tiles, tm, 15) ? "sm90.ws_fp8.wide" : "sm90.ws_fp8.pingpong";
     if (lines_copy_pays(a, sms, tiles, tm)) return {"sm90.ws_fp8.pingpong.lines", in_place, "sm90.ws_fp8"};
@@ -284,11 +283,11 @@ static std::vector<const char*> sm90_fp8_square_and_wide_tiles(const GemmArgs& a
 // follows them (fp32 output, which .splitk does not write, takes it).
 static std::vector<const char*> sm90_fp8_fast_tiles(const GemmArgs& a, int sms, int64_t tiles, int64_t tm,
                                                     int64_t k_stages, bool few) {
-  std::vector<const char*> before = sm90_fp8_square_and_wide_tiles(a, sms, tiles, tm, k_stages, few);
-  if (few && k_stages >= 64) return before;
-  if (tile192_pays(a, sms, tiles, tm)) return with_first("sm90.ws_fp8.tile192", std::move(before));
-  if (splitk_pays(a, sms, tiles, tm)) return with_first("sm90.ws_fp8.splitk", std::move(before));
-  return before;
+  if (few && k_stages >= 64) return {"sm90.ws_fp8.dsmem", "sm90.ws_fp8"};
+  std::vector<const char*> square_wide = sm90_fp8_square_and_wide_tiles(a, sms, tiles, tm);
+  if (tile192_pays(a, sms, tiles, tm)) return with_first("sm90.ws_fp8.tile192", std::move(square_wide));
+  if (splitk_pays(a, sms, tiles, tm)) return with_first("sm90.ws_fp8.splitk", std::move(square_wide));
+  return square_wide;
 }
 
 // The promoting entries and the decode swap, by their figures on an H200
